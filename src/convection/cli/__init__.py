@@ -1,0 +1,1 @@
+"""The ``convection`` command line, mirroring ``openstack stack ...``."""

@@ -1,0 +1,177 @@
+"""Stack inputs → a checked :class:`StackDefinition` and its :class:`Graph`.
+
+The one pure pipeline behind ``template validate``, ``template graph``,
+preview, create and update. Each phase takes what the previous one gave, so
+the order is fixed by signatures, not flags:
+
+    Document ─► Template ─► (+ Environment, ParameterValues)
+         ─► StackDefinition ─► Graph
+
+Every phase's diagnostics are gathered, so a user sees all problems at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from convection.definition import StackDefinition, TypeCatalog, build_definition
+from convection.diagnostics import Diagnostic, Diagnostics
+from convection.errors import InvalidInput, LimitExceeded
+from convection.graph import CycleError, Graph
+from convection.hot.environment import Environment, merge_environments, parse_environment
+from convection.hot.loader import Document, load
+from convection.hot.parameters import ParameterValues, resolve_parameters
+from convection.hot.template import Template, parse_template
+from convection.limits import DEFAULT_LIMITS, Limits
+from convection.template_types import TemplateAwareCatalog
+
+
+@dataclass(frozen=True, slots=True)
+class StackInputs:
+    """Everything a stack operation is given, as Heat's API carries it, with
+    the template and environment files already loaded (so they keep their
+    own file names and line numbers)."""
+
+    template: Document
+    #: Environment files in the order given; later ones win.
+    environments: tuple[Document, ...] = ()
+    #: get_file contents and template-resource templates, by ``files`` key.
+    files: Mapping[str, str] = field(default_factory=dict)
+    #: ``--parameter`` values: strings from a CLI, any JSON from the API.
+    #: Environment files override these, as Heat's server-side merge does.
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_text(
+        cls,
+        template: str,
+        *,
+        name: str = "<template>",
+        environments: Sequence[tuple[str, str]] = (),
+        files: Mapping[str, str] | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> StackInputs:
+        """Load texts (raising InvalidInput with every load error)."""
+        diags = Diagnostics()
+        docs = []
+        for env_name, text in ((name, template), *environments):
+            try:
+                docs.append(load(text, env_name, limits=limits))
+            except InvalidInput as exc:
+                diags.extend(exc.diagnostics)
+        if diags.has_errors:
+            raise InvalidInput(diags)
+        return cls(docs[0], tuple(docs[1:]), dict(files or {}), dict(parameters or {}))
+
+
+@dataclass(frozen=True, slots=True)
+class StackIdentity:
+    name: str = "dummy"
+    id: str = "None"
+    project_id: str = "default"
+
+
+#: What Heat's template-validate uses for the pseudo-parameters.
+VALIDATION_IDENTITY = StackIdentity()
+
+
+@dataclass(frozen=True, slots=True)
+class Compiled:
+    template: Template
+    environment: Environment
+    definition: StackDefinition
+    graph: Graph
+    warnings: tuple[Diagnostic, ...]
+
+
+def load_environment(
+    inputs: StackInputs, param_types: Mapping[str, str]
+) -> tuple[Environment, Diagnostics]:
+    """Parse and merge the environment files as Heat's server does."""
+    diags = Diagnostics()
+    parsed = []
+    for doc in inputs.environments:
+        diags.extend(doc.warnings)
+        parsed.append(parse_environment(doc, diags))
+    env = merge_environments(
+        parsed, param_types=param_types, user_parameters=inputs.parameters, diags=diags
+    )
+    return env, diags
+
+
+def compile_stack(
+    inputs: StackInputs,
+    *,
+    identity: StackIdentity = VALIDATION_IDENTITY,
+    catalog: TypeCatalog | None = None,
+    strict: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Compiled:
+    """Run every phase; raise :class:`InvalidInput` listing all errors.
+
+    ``strict=False`` is template-validate mode, as Heat's: parameter values
+    need not be supplied and are not checked against constraints.
+    """
+    template, diags = parse_template(inputs.template, files=inputs.files)
+    types = {} if template is None else {n: p.type for n, p in template.parameters.items()}
+    environment, ediags = load_environment(inputs, types)
+    diags.extend(ediags)
+    if template is None:
+        raise InvalidInput(diags)
+    _check_resource_count(template, limits)
+    params = resolve_parameters(
+        template.parameters,
+        environment.parameters,
+        environment.parameter_defaults,
+        stack_name=identity.name,
+        stack_id=identity.id,
+        project_id=identity.project_id,
+        source=template.source,
+        diags=diags,
+        strict=strict,
+    )
+    nested = (
+        None
+        if catalog is None
+        else TemplateAwareCatalog(catalog, inputs.files, strict=strict, limits=limits)
+    )
+    definition, ddiags = build_definition(template, environment, params, catalog=nested)
+    diags.extend(ddiags)
+    graph = _graph(definition, diags)
+    if diags.has_errors:
+        raise InvalidInput(diags)
+    return Compiled(template, environment, definition, graph, tuple(diags.warnings))
+
+
+def _check_resource_count(template: Template, limits: Limits) -> None:
+    cap = limits.max_resources_per_stack
+    if cap >= 0 and len(template.resources) > cap:
+        raise LimitExceeded(
+            [
+                template.source.diagnostic(
+                    f"The template has {len(template.resources)} resources; the "
+                    f"maximum per stack is {cap} (max_resources_per_stack).",
+                    ("resources",),
+                )
+            ]
+        )
+
+
+def _graph(definition: StackDefinition, diags: Diagnostics) -> Graph:
+    resources = definition.resources
+    edges = [(name, dep) for name, r in resources.items() for dep in r.requires]
+    try:
+        graph = Graph.build(resources, edges)
+        graph.topological_order()
+    except CycleError as exc:
+        first = exc.cycle[0]
+        diags.add(definition.template.source.diagnostic(str(exc), ("resources", first)))
+        return Graph.build(resources, [])
+    return graph
+
+
+def parameter_values(compiled: Compiled) -> ParameterValues:
+    return compiled.definition.parameters

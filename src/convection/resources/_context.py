@@ -1,0 +1,132 @@
+"""What a plugin may see and do while it works on one resource.
+
+A plugin gets this small context and nothing else: no stack object to read
+its parents' state from, no store, no session, no clients pulled off a
+runtime. Everything a plugin remembers goes through two writes,
+``set_physical_id`` and ``set_data``, which the engine has made durable by the
+time they return. That is the whole crash-safety contract:
+
+* **persist before you wait.** A plugin that made something real records its
+  id (and any small state it needs) before it returns a progress token or
+  polls. After ``kill -9`` the engine calls the same method again with the
+  same ``operation_id``, and the plugin finds what it made.
+* **create must be safe to call again.** When ``physical_id`` is already set,
+  or ``data`` shows the work for this ``operation_id`` began, a plugin
+  continues (or just returns) instead of making a second one. Plugins whose
+  backends allow it also name what they make with ``physical_resource_name``
+  and look it up by that name, which closes the window between making the
+  thing and recording its id.
+* **never sleep.** A poll that is not done returns ``False`` or ``Wait``; the
+  engine stores a timer and calls again, possibly in another process.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from convection.types import JSON
+
+
+@runtime_checkable
+class ResourceContext(Protocol):
+    """The engine's side of the plugin seam, for one action on one resource."""
+
+    @property
+    def resource_name(self) -> str:
+        """The logical name in the template."""
+        ...
+
+    @property
+    def stack_name(self) -> str: ...
+
+    @property
+    def stack_id(self) -> str: ...
+
+    @property
+    def physical_resource_name(self) -> str:
+        """A name for the real thing, unique to this resource version and the
+        same on every retry (Heat's ``stack-resource-shortid``)."""
+        ...
+
+    @property
+    def operation_id(self) -> str:
+        """Identifies this action on this resource: the same when a job is run
+        again after a crash, different for the next action. Use it to tell a
+        re-run from a new request."""
+        ...
+
+    @property
+    def physical_id(self) -> str | None:
+        """The stored physical id, or ``None`` when none was recorded yet."""
+        ...
+
+    @property
+    def data(self) -> Mapping[str, JSON]:
+        """The plugin's small persisted state (never shown to users)."""
+        ...
+
+    @property
+    def previous_properties(self) -> Mapping[str, Any] | None:
+        """On update, the properties the resource was last applied with."""
+        ...
+
+    def now(self) -> float:
+        """Wall-clock seconds since the epoch; deadlines stored in ``data``
+        are in this clock, so they survive a restart."""
+        ...
+
+    async def set_physical_id(self, physical_id: str | None) -> None:
+        """Record the physical id durably before returning."""
+        ...
+
+    async def set_data(self, data: Mapping[str, JSON]) -> None:
+        """Replace ``data`` durably before returning. Keep it small."""
+        ...
+
+    async def emit(self, reason: str) -> None:
+        """Add an event to the resource's history (shown to users)."""
+        ...
+
+
+@dataclass
+class InMemoryContext:
+    """A plain :class:`ResourceContext` for tests and throwaway runs.
+
+    Writes land in its own fields; ``writes`` counts them so a test can prove
+    a plugin persisted before it returned. Give a fresh ``operation_id`` for
+    each new action, and keep it to simulate a re-run after a crash.
+    """
+
+    resource_name: str = "resource"
+    stack_name: str = "stack"
+    stack_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    physical_id: str | None = None
+    data: dict[str, JSON] = field(default_factory=dict)
+    previous_properties: Mapping[str, Any] | None = None
+    operation_id: str = "op-1"
+    clock: Callable[[], float] = time.time
+    events: list[str] = field(default_factory=list)
+    writes: int = 0
+    _short_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
+
+    @property
+    def physical_resource_name(self) -> str:
+        return f"{self.stack_name}-{self.resource_name}-{self._short_id}"
+
+    def now(self) -> float:
+        return self.clock()
+
+    async def set_physical_id(self, physical_id: str | None) -> None:
+        self.physical_id = physical_id
+        self.writes += 1
+
+    async def set_data(self, data: Mapping[str, JSON]) -> None:
+        self.data = dict(data)
+        self.writes += 1
+
+    async def emit(self, reason: str) -> None:
+        self.events.append(reason)

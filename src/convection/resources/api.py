@@ -1,0 +1,65 @@
+"""The resource plugin API: everything a resource type, the engine and the
+validator need from ``convection.resources``, and nothing else.
+
+This list is the promise to third-party plugins and is pinned by
+``tests/resources/test_public_api.py``; the code lives in private modules.
+
+A plugin subclasses :class:`ResourcePlugin`, declares ``type_name``,
+``properties_schema`` (:class:`PropertySchema`) and ``attributes_schema``
+(:class:`AttributeSchema`), and implements the actions it supports. Each
+action gets a :class:`ResourceContext` and the resolved properties, returns a
+small token, and its ``check_*_complete`` poll returns ``True``, ``False`` or
+:class:`Wait`. See ``_context`` for the crash-safety contract.
+"""
+
+from convection.resources._context import InMemoryContext, ResourceContext
+from convection.resources._plugin import (
+    ActionNotSupported,
+    Poll,
+    Properties,
+    ResourceFailure,
+    ResourcePlugin,
+    Token,
+    Wait,
+)
+from convection.resources._schema import (
+    BASE_ATTRIBUTES,
+    AttributeSchema,
+    AttributeType,
+    PropertySchema,
+    PropertyType,
+    SchemaError,
+    schema_to_api,
+)
+from convection.resources._update import (
+    UpdateAction,
+    UpdateDecision,
+    changed_properties,
+    needs_replace,
+)
+from convection.resources._validate import validate_properties, validate_value
+
+__all__ = [
+    "BASE_ATTRIBUTES",
+    "ActionNotSupported",
+    "AttributeSchema",
+    "AttributeType",
+    "InMemoryContext",
+    "Poll",
+    "Properties",
+    "PropertySchema",
+    "PropertyType",
+    "ResourceContext",
+    "ResourceFailure",
+    "ResourcePlugin",
+    "SchemaError",
+    "Token",
+    "UpdateAction",
+    "UpdateDecision",
+    "Wait",
+    "changed_properties",
+    "needs_replace",
+    "schema_to_api",
+    "validate_properties",
+    "validate_value",
+]

@@ -1,0 +1,1 @@
+"""Durable state. Only code in this package touches SQL."""

@@ -1,0 +1,421 @@
+"""The store's narrow interface: records, journal changes, and queries.
+
+The engine never sees a session or a SQL statement. It reads records and
+writes **journal batches**: small, typed changes applied atomically in one
+transaction. A batch may hold the completions of many jobs (group commit):
+that loses no crash guarantee, because every job is idempotent and is simply
+run again if its batch never committed.
+
+Two implementations: :mod:`convection.store.sql` (SQLite in WAL mode by
+default, PostgreSQL at scale) and :mod:`convection.store.memory` for fast
+tests. Both pass the same behaviour suite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol
+
+from convection.errors import Conflict
+
+JSONDict = dict[str, Any]
+
+#: Fields ``list_stacks`` sorts on. ``updated_at`` sorts a never-updated stack
+#: by its ``created_at``; ``id`` is always appended as the tie-breaker, so
+#: ``marker`` paging is exact.
+STACK_SORT_KEYS = ("name", "status", "action", "created_at", "updated_at", "id")
+#: Fields ``list_stacks`` filters on; a value may be one string or a list
+#: (any of). ``status`` is the status column (``COMPLETE``); the service
+#: splits Heat's ``CREATE_COMPLETE`` into action and status.
+STACK_FILTER_KEYS = ("id", "name", "action", "status")
+
+
+# -- records ------------------------------------------------------------------
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StackRecord:
+    id: str
+    project: str
+    name: str
+    action: str
+    status: str
+    status_reason: str = ""
+    #: The template and environment the stack is converging to.
+    template_id: int | None = None
+    #: The last template the stack fully reached: the rollback target.
+    prev_template_id: int | None = None
+    #: The traversal allowed to make progress; any other is superseded.
+    traversal_id: str | None = None
+    #: User parameters as given (hidden values are stored, never shown).
+    parameters: JSONDict = field(default_factory=dict)
+    disable_rollback: bool = True
+    timeout_mins: int | None = None
+    #: Outputs computed when the last operation ended: [{output_key, ...}].
+    outputs: list[JSONDict] = field(default_factory=list)
+    parent_id: str | None = None
+    parent_resource: str | None = None
+    tags: list[str] = field(default_factory=list)
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    deleted_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TemplateRecord:
+    id: int
+    template: JSONDict
+    #: The merged environment, in Heat's env_as_dict shape.
+    environment: JSONDict
+    files: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResourceRecord:
+    """One version of one resource. A replacement is a new row; the old row
+    stays (``current=False``) until its cleanup node deletes it."""
+
+    id: int
+    stack_id: str
+    name: str
+    type: str
+    action: str
+    status: str
+    status_reason: str = ""
+    physical_id: str | None = None
+    #: What get_resource returns (the plugin's reference id); usually the
+    #: physical id, but not for every type, so it is stored as given.
+    reference_id: str | None = None
+    #: Resolved properties last applied: the base of the next update diff.
+    properties: JSONDict = field(default_factory=dict)
+    #: Attribute values the plugin reported; get_attr reads these.
+    attributes: JSONDict = field(default_factory=dict)
+    #: Small plugin-owned state (deadlines, tokens), persisted before waits.
+    data: JSONDict = field(default_factory=dict)
+    #: A digest of the unresolved definition, to detect change cheaply.
+    definition_hash: str = ""
+    requires: tuple[str, ...] = ()
+    current: bool = True
+    replaces: int | None = None
+    replaced_by: int | None = None
+    deletion_policy: str = "Delete"
+    external_id: str | None = None
+    #: Set by mark-unhealthy; forces replacement on the next update.
+    unhealthy: bool = False
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TraversalRecord:
+    id: str
+    stack_id: str
+    action: str
+    status: str = "IN_PROGRESS"
+    rollback_enabled: bool = False
+    #: Absolute deadline (stack timeout); None for no timeout.
+    deadline: datetime | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+
+NODE_STATES = ("waiting", "ready", "running", "sleeping", "done", "failed", "skipped")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodeRecord:
+    """One step of a traversal: 'update' a resource, or 'cleanup' an old one.
+
+    ``pending`` counts unfinished predecessors; at zero the node is ready.
+    ``payload`` is plan data the job needs (the action and its reason),
+    so a job carries only ids and any worker can run it.
+    """
+
+    traversal_id: str
+    key: str
+    kind: str
+    resource_name: str
+    resource_id: int | None = None
+    pending: int = 0
+    state: str = "waiting"
+    successors: tuple[str, ...] = ()
+    payload: JSONDict = field(default_factory=dict)
+    lease_owner: str | None = None
+    lease_until: datetime | None = None
+    attempt: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TimerRecord:
+    id: int
+    traversal_id: str
+    node_key: str
+    due_at: datetime
+    purpose: str = "poll"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventRecord:
+    id: int
+    stack_id: str
+    resource_name: str
+    resource_type: str
+    physical_resource_id: str | None
+    action: str
+    status: str
+    reason: str
+    timestamp: datetime
+    uuid: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SignalRecord:
+    id: int
+    stack_id: str
+    resource_name: str
+    data: JSONDict
+    created_at: datetime
+    consumed: bool = False
+
+
+# -- journal changes ------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class UpdateStack:
+    stack_id: str
+    fields: JSONDict
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateResource:
+    resource_id: int
+    fields: JSONDict
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteResource:
+    """Forget a resource row (its physical resource is already gone)."""
+
+    resource_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class AppendEvent:
+    stack_id: str
+    resource_name: str
+    resource_type: str
+    physical_resource_id: str | None
+    action: str
+    status: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateNode:
+    traversal_id: str
+    key: str
+    fields: JSONDict
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseSuccessors:
+    """Decrement each successor's ``pending``; those reaching 0 become ready."""
+
+    traversal_id: str
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AddTimer:
+    traversal_id: str
+    node_key: str
+    due_at: datetime
+    purpose: str = "poll"
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteTimers:
+    traversal_id: str
+    node_key: str
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateTraversal:
+    traversal_id: str
+    fields: JSONDict
+
+
+@dataclass(frozen=True, slots=True)
+class ConsumeSignal:
+    signal_id: int
+
+
+Change = (
+    UpdateStack
+    | UpdateResource
+    | DeleteResource
+    | AppendEvent
+    | UpdateNode
+    | ReleaseSuccessors
+    | AddTimer
+    | DeleteTimers
+    | UpdateTraversal
+    | ConsumeSignal
+)
+
+
+class StaleTraversal(Exception):
+    """The traversal was superseded or cancelled while a batch was pending."""
+
+
+class StackExists(Conflict):
+    """A live stack of that name already exists in the project.
+
+    Raised by ``create_stack``; the unique index, not a prior read, decides,
+    so two concurrent creates cannot both win.
+    """
+
+    def __init__(self, project: str, name: str) -> None:
+        self.project = project
+        self.name = name
+        super().__init__(f"The Stack ({name}) already exists.")
+
+
+class Store(Protocol):
+    """Every method is one short transaction."""
+
+    # stacks and templates
+    def create_stack(self, stack: StackRecord) -> None: ...
+
+    def get_stack(self, project: str, name_or_id: str) -> StackRecord | None:
+        """The stack of ``project`` with that id (deleted or not, as Heat's
+        show by id), else the live stack with that name."""
+        ...
+
+    def get_stack_by_id(self, stack_id: str) -> StackRecord | None: ...
+
+    def list_stacks(
+        self,
+        project: str | None,
+        *,
+        include_deleted: bool = False,
+        parent_id: str | None = None,
+        show_nested: bool = True,
+        filters: Mapping[str, str | Sequence[str]] | None = None,
+        sort_keys: Sequence[str] = ("created_at",),
+        sort_dir: Literal["asc", "desc"] = "desc",
+        limit: int | None = None,
+        marker: str | None = None,
+    ) -> list[StackRecord]:
+        """Stacks of ``project`` (``None``: every project), as Heat lists them.
+
+        ``show_nested=False`` keeps top-level stacks only; ``parent_id`` keeps
+        the children of one stack. Sorting is on :data:`STACK_SORT_KEYS`
+        (strings compare by code point on every backend), filters on
+        :data:`STACK_FILTER_KEYS`; ``marker`` is the id of the last stack of
+        the previous page. Unknown keys raise ``ValueError``."""
+        ...
+
+    def purge_stack(self, stack_id: str) -> None:
+        """Hard-delete a stack, its nested stacks and everything they own
+        (resources, traversals, nodes, timers, events, signals), and their
+        templates no other stack uses. Deleting a stack is ``UpdateStack``
+        with ``deleted_at``; purging is what ``stack purge-deleted`` does."""
+        ...
+
+    def put_template(
+        self, template: JSONDict, environment: JSONDict, files: dict[str, str]
+    ) -> int: ...
+
+    def get_template(self, template_id: int) -> TemplateRecord:
+        """Raise ``convection.errors.NotFound`` for an unknown id."""
+        ...
+
+    # resources
+    def add_resource(self, resource: ResourceRecord) -> int:
+        """Insert a new resource version and return its id (``id`` is ignored)."""
+        ...
+
+    def add_resources(self, resources: Sequence[ResourceRecord]) -> list[int]:
+        """Insert many resource versions in one transaction; ids in order.
+
+        One transaction for a whole stack's rows instead of one per row."""
+        ...
+
+    def get_resource(self, resource_id: int) -> ResourceRecord | None: ...
+
+    def list_resources(
+        self, stack_id: str, *, current_only: bool = False
+    ) -> list[ResourceRecord]: ...
+
+    # traversals
+    def start_traversal(
+        self, traversal: TraversalRecord, nodes: Sequence[NodeRecord], stack_fields: JSONDict
+    ) -> None:
+        """Atomically: insert the traversal and its nodes, point the stack at
+        it (with ``stack_fields``), and mark any previous running traversal
+        of the stack SUPERSEDED."""
+        ...
+
+    def get_traversal(self, traversal_id: str) -> TraversalRecord | None: ...
+
+    def active_traversals(self) -> list[TraversalRecord]:
+        """Traversals IN_PROGRESS whose stack still points at them: the work
+        an engine must take up when it starts."""
+        ...
+
+    def list_nodes(self, traversal_id: str) -> list[NodeRecord]: ...
+
+    def get_node(self, traversal_id: str, key: str) -> NodeRecord | None: ...
+
+    def claim_ready(
+        self, traversal_id: str, owner: str, limit: int, lease_until: datetime
+    ) -> list[NodeRecord]:
+        """Atomically move up to ``limit`` ready nodes to running under ``owner``.
+
+        Each claim increments ``attempt`` (so a reclaimed node knows it is a
+        retry). Nothing is claimed once the stack no longer points at the
+        traversal: its results could never be applied."""
+        ...
+
+    def reclaim_expired(self, now: datetime) -> int:
+        """Running nodes whose lease expired (their engine died) become ready."""
+        ...
+
+    def due_timers(self, now: datetime, limit: int) -> list[TimerRecord]: ...
+
+    def next_timer_due(self, traversal_id: str | None = None) -> datetime | None: ...
+
+    # journal
+    def apply(self, changes: Sequence[Change], *, traversal_id: str | None = None) -> None:
+        """Apply changes atomically. With ``traversal_id``, raise
+        :class:`StaleTraversal` (and apply nothing) if the stack no longer
+        points at that traversal.
+
+        The result is that of applying the changes in order. Any failing
+        change fails the whole batch, and nothing is applied:
+        ``convection.errors.NotFound`` when an update, event, timer or signal
+        names a row that does not exist; ``ValueError`` for an unknown field,
+        a naive datetime, an unknown node state, or a ``ReleaseSuccessors``
+        that would take ``pending`` below zero (a node released twice).
+        ``DeleteResource`` and ``DeleteTimers`` of absent rows are no-ops.
+        ``UpdateStack`` and ``UpdateResource`` set ``updated_at`` to now
+        unless the fields give it."""
+        ...
+
+    # events and signals
+    def list_events(
+        self,
+        stack_id: str,
+        *,
+        resource_name: str | None = None,
+        after_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[EventRecord]: ...
+
+    def add_signal(self, stack_id: str, resource_name: str, data: JSONDict) -> int: ...
+
+    def pending_signals(self, stack_id: str, resource_name: str) -> list[SignalRecord]: ...
+
+    def close(self) -> None:
+        """Release connections; the store is unusable afterwards."""
+        ...

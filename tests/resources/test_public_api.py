@@ -1,0 +1,45 @@
+"""The plugin API is a promise to third parties: its names change on purpose only."""
+
+from __future__ import annotations
+
+import convection.resources.api as api
+
+EXPECTED = [
+    "BASE_ATTRIBUTES",
+    "ActionNotSupported",
+    "AttributeSchema",
+    "AttributeType",
+    "InMemoryContext",
+    "Poll",
+    "Properties",
+    "PropertySchema",
+    "PropertyType",
+    "ResourceContext",
+    "ResourceFailure",
+    "ResourcePlugin",
+    "SchemaError",
+    "Token",
+    "UpdateAction",
+    "UpdateDecision",
+    "Wait",
+    "changed_properties",
+    "needs_replace",
+    "schema_to_api",
+    "validate_properties",
+    "validate_value",
+]
+
+
+def test_all_is_pinned() -> None:
+    assert api.__all__ == EXPECTED
+    assert len(set(api.__all__)) == len(api.__all__)
+
+
+def test_every_exported_name_exists() -> None:
+    for name in api.__all__:
+        assert hasattr(api, name), name
+
+
+def test_nothing_public_is_left_out() -> None:
+    public = {n for n in vars(api) if not n.startswith("_")}
+    assert public == set(EXPECTED)
