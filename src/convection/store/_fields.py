@@ -1,0 +1,170 @@
+"""Checks and conversions both stores share, so they fail the same way.
+
+A journal change names record fields in a plain dict; a typo there would
+otherwise turn into a silent no-op in one store and an SQL error in the
+other. Checking here, before any write, keeps the two stores' behaviour
+identical and the error readable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import json.scanner
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from convection.store.api import (
+    NODE_STATES,
+    STACK_FILTER_KEYS,
+    STACK_SORT_KEYS,
+    AddTimer,
+    Change,
+    JSONDict,
+    NodeRecord,
+    ResourceRecord,
+    StackRecord,
+    TraversalRecord,
+    UpdateNode,
+    UpdateResource,
+    UpdateStack,
+    UpdateTraversal,
+)
+
+
+def _names(record: type[Any], *fixed: str) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(record)) - set(fixed)
+
+
+#: Fields a change may set, per record: all but the identity.
+STACK_FIELDS = _names(StackRecord, "id")
+RESOURCE_FIELDS = _names(ResourceRecord, "id", "stack_id")
+NODE_FIELDS = _names(NodeRecord, "traversal_id", "key")
+TRAVERSAL_FIELDS = _names(TraversalRecord, "id", "stack_id")
+
+#: Record fields held as tuples in memory and JSON lists in SQL.
+TUPLE_FIELDS = frozenset({"requires", "successors"})
+
+#: Compact, strict JSON: NaN and Infinity are not JSON and PostgreSQL refuses
+#: them, so both stores refuse them up front. One encoder, built once:
+#: ``json.dumps`` with options builds a new one per call, which dominated
+#: the cost of inserting thousands of rows.
+json_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_scan: Callable[[str, int], tuple[Any, int]] = cast(Any, json.scanner).make_scanner(
+    json.JSONDecoder()
+)
+
+
+def json_loads(text: str | bytes) -> Any:
+    """``json.loads`` for what :data:`json_dumps` wrote, about 3x faster.
+
+    Reading 10,000 nodes decodes 20,000 small documents, mostly ``{}`` and
+    ``[]``; the general ``loads`` spends more time in its wrappers (a regex
+    for surrounding whitespace) than in the C scanner, which is called
+    directly here. Anything else (whitespace, trailing text) goes the
+    general way, which also raises the usual errors."""
+    if isinstance(text, bytes):  # psycopg hands JSON over undecoded
+        text = text.decode()
+    if text == "{}":
+        return {}
+    if text == "[]":
+        return []
+    try:
+        value, end = _scan(text, 0)
+    except StopIteration:
+        return json.loads(text)
+    return value if end == len(text) else json.loads(text)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def aware(value: datetime, what: str) -> datetime:
+    """``value`` in UTC; a naive datetime is a caller bug, so it raises."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"{what}: naive datetime {value!r}; the store takes aware UTC datetimes")
+    return value.astimezone(UTC)
+
+
+def check_fields(what: str, fields: Mapping[str, Any], allowed: frozenset[str]) -> None:
+    """Refuse unknown fields, naive datetimes and unknown node states."""
+    unknown = sorted(set(fields) - allowed)
+    if unknown:
+        raise ValueError(f"{what}: unknown or read-only fields {unknown}")
+    for name, value in fields.items():
+        if isinstance(value, datetime):
+            aware(value, f"{what}.{name}")
+    state = fields.get("state")
+    if allowed is NODE_FIELDS and state is not None and state not in NODE_STATES:
+        raise ValueError(f"{what}: unknown node state {state!r}")
+
+
+def check_traversal(
+    traversal: TraversalRecord, nodes: Sequence[NodeRecord], stack_fields: Mapping[str, Any]
+) -> None:
+    """A traversal about to start: its nodes are its own, unique, in known states."""
+    check_fields("start_traversal stack_fields", stack_fields, STACK_FIELDS)
+    for name in ("deadline", "started_at", "finished_at"):
+        value = getattr(traversal, name)
+        if value is not None:
+            aware(value, f"traversal {traversal.id}.{name}")
+    keys: set[str] = set()
+    for node in nodes:
+        if node.traversal_id != traversal.id:
+            raise ValueError(f"node {node.key} belongs to traversal {node.traversal_id}")
+        if node.state not in NODE_STATES:
+            raise ValueError(f"node {node.key}: unknown state {node.state!r}")
+        if node.lease_until is not None:
+            aware(node.lease_until, f"node {node.key}.lease_until")
+        keys.add(node.key)
+    if len(keys) != len(nodes):
+        raise ValueError(f"traversal {traversal.id}: duplicate node keys")
+
+
+def with_updated_at(fields: Mapping[str, Any], now: datetime) -> JSONDict:
+    """``fields`` plus ``updated_at=now`` unless given: what an ORM's onupdate does."""
+    out = dict(fields)
+    out.setdefault("updated_at", now)
+    return out
+
+
+def check_stack_query(
+    filters: Mapping[str, str | Sequence[str]] | None, sort_keys: Sequence[str], sort_dir: str
+) -> dict[str, list[str]]:
+    """Validate list_stacks options; return filters as lists of accepted values."""
+    bad_sort = [k for k in sort_keys if k not in STACK_SORT_KEYS]
+    if bad_sort:
+        raise ValueError(f"cannot sort stacks by {bad_sort}; allowed: {list(STACK_SORT_KEYS)}")
+    if sort_dir not in ("asc", "desc"):
+        raise ValueError(f"sort_dir must be 'asc' or 'desc', not {sort_dir!r}")
+    out: dict[str, list[str]] = {}
+    for key, value in (filters or {}).items():
+        if key not in STACK_FILTER_KEYS:
+            raise ValueError(f"cannot filter stacks on {key!r}; allowed: {list(STACK_FILTER_KEYS)}")
+        out[key] = [value] if isinstance(value, str) else list(value)
+    return out
+
+
+def sort_columns(sort_keys: Sequence[str]) -> list[str]:
+    """The sort keys with ``id`` appended as the unique tie-breaker."""
+    keys = list(dict.fromkeys(sort_keys or ("created_at",)))
+    if "id" not in keys:
+        keys.append("id")
+    return keys
+
+
+def check_changes(changes: Sequence[Change]) -> None:
+    """Refuse a malformed batch before anything is written."""
+    allowed: dict[type[Any], frozenset[str]] = {
+        UpdateStack: STACK_FIELDS,
+        UpdateResource: RESOURCE_FIELDS,
+        UpdateNode: NODE_FIELDS,
+        UpdateTraversal: TRAVERSAL_FIELDS,
+    }
+    for change in changes:
+        if isinstance(change, UpdateStack | UpdateResource | UpdateNode | UpdateTraversal):
+            check_fields(type(change).__name__, change.fields, allowed[type(change)])
+        elif isinstance(change, AddTimer):
+            aware(change.due_at, "AddTimer.due_at")

@@ -1,0 +1,231 @@
+"""Execute a journal batch inside the caller's transaction.
+
+:mod:`convection.store._batch` cuts the batch into phases; each phase runs
+one ``executemany`` per statement group, so 1,000 changes cost a handful of
+round trips. Within a group, parameters are sorted by row key: two batches
+touching the same rows then lock them in the same order, which keeps
+PostgreSQL deadlocks (and their retries) rare.
+
+A statement that matches fewer rows than it has parameter sets means some
+change names a missing row; the batch raises and the transaction rolls back.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections import Counter
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from convection.errors import NotFound
+from convection.store import schema
+from convection.store._batch import GroupKey, plan
+from convection.store._sql_fast import executemany
+from convection.store.api import (
+    AddTimer,
+    AppendEvent,
+    Change,
+    ConsumeSignal,
+    DeleteResource,
+    DeleteTimers,
+    JSONDict,
+    ReleaseSuccessors,
+    UpdateNode,
+    UpdateResource,
+    UpdateStack,
+    UpdateTraversal,
+)
+
+_Runner = Callable[[Connection, GroupKey, list[Any], datetime], None]
+
+# Per update kind: table, key columns, record kind (for NotFound), key of a change.
+_UPDATES: dict[str, tuple[sa.Table, tuple[str, ...], str, Callable[[Any], tuple[Any, ...]]]] = {
+    "UpdateStack": (schema.stacks, ("id",), "stack", lambda c: (c.stack_id,)),
+    "UpdateResource": (schema.resources, ("id",), "resource", lambda c: (c.resource_id,)),
+    "UpdateNode": (
+        schema.traversal_nodes,
+        ("traversal_id", "key"),
+        "traversal node",
+        lambda c: (c.traversal_id, c.key),
+    ),
+    "UpdateTraversal": (schema.traversals, ("id",), "traversal", lambda c: (c.traversal_id,)),
+    "ConsumeSignal": (schema.signals, ("id",), "signal", lambda c: (c.signal_id,)),
+}
+_STAMPED = frozenset({"UpdateStack", "UpdateResource"})
+_DELETE_RESOURCE = schema.resources.delete().where(schema.resources.c.id == sa.bindparam("k_id"))
+_DELETE_TIMERS = schema.timers.delete().where(
+    schema.timers.c.traversal_id == sa.bindparam("k_t"),
+    schema.timers.c.node_key == sa.bindparam("k_k"),
+)
+_INSERTS = {name: schema.metadata.tables[name].insert().inline() for name in ("events", "timers")}
+
+
+def apply_batch(conn: Connection, changes: Sequence[Change], now: datetime) -> None:
+    """Apply ``changes`` (already checked) with the meaning of their order."""
+    for phase in plan(changes):
+        for group, items in phase.items():
+            _RUNNERS[group[0]](conn, group, items, now)
+
+
+@lru_cache(maxsize=512)
+def _update_stmt(table: sa.Table, keys: tuple[str, ...], columns: tuple[str, ...]) -> sa.Update:
+    where = [table.c[k] == sa.bindparam(f"k_{k}", type_=table.c[k].type) for k in keys]
+    values = {c: sa.bindparam(f"v_{c}", type_=table.c[c].type) for c in columns}
+    return table.update().where(*where).values(values)
+
+
+def _update(conn: Connection, group: GroupKey, items: list[Any], now: datetime) -> None:
+    kind, fields = group
+    table, keys, what, key_of = _UPDATES[kind]
+    extra: JSONDict = {"v_consumed": True} if kind == "ConsumeSignal" else {}
+    if kind in _STAMPED and "updated_at" not in fields:
+        extra["v_updated_at"] = now
+    columns = tuple(sorted([*fields, *(name[2:] for name in extra)]))
+    key_names = tuple(f"k_{k}" for k in keys)
+    value_names = tuple((f, f"v_{f}") for f in fields)
+    items = sorted(items, key=key_of)
+    params = []
+    for change in items:
+        row = dict(zip(key_names, key_of(change), strict=True))
+        if value_names:
+            given = change.fields
+            for field, name in value_names:
+                row[name] = given[field]
+        row.update(extra)
+        params.append(row)
+    matched = executemany(conn, _update_stmt(table, keys, columns), params)
+    if matched != len(params):
+        wanted = [key_of(c) for c in items]
+        _raise_missing(conn, table, keys, what, wanted)
+        raise AssertionError(f"{what}: {matched} rows matched {len(params)} existing keys")
+
+
+def _raise_missing(
+    conn: Connection,
+    table: sa.Table,
+    keys: tuple[str, ...],
+    what: str,
+    wanted: list[tuple[Any, ...]],
+) -> None:
+    """Raise NotFound for the first row of ``wanted`` that does not exist;
+    return when they all do (the caller then knows what else went wrong)."""
+    cols = [table.c[k] for k in keys]
+    found = {tuple(r) for r in conn.execute(sa.select(*cols).where(sa.tuple_(*cols).in_(wanted)))}
+    for key in wanted:
+        if key not in found:
+            raise NotFound(what, "/".join(str(k) for k in key))
+
+
+@lru_cache(maxsize=1)
+def _release_stmt() -> sa.Update:
+    n = schema.traversal_nodes
+    by = sa.bindparam("b_n", type_=sa.Integer())
+    reaches_zero = sa.and_(n.c.pending == by, n.c.state == "waiting")
+    return (
+        n.update()
+        .where(n.c.traversal_id == sa.bindparam("k_t"), n.c.key == sa.bindparam("k_k"))
+        .where(n.c.pending >= by)
+        .values(pending=n.c.pending - by, state=sa.case((reaches_zero, "ready"), else_=n.c.state))
+    )
+
+
+def _release(conn: Connection, _group: GroupKey, items: list[Any], _now: datetime) -> None:
+    """Decrement ``pending`` in SQL; one parameter set per node however many
+    releases name it, and the flip to ready happens in the same statement."""
+    counts = Counter((c.traversal_id, key) for c in items for key in c.keys)
+    params = [{"k_t": t, "k_k": k, "b_n": n} for (t, k), n in sorted(counts.items())]
+    if not params:
+        return
+    matched = executemany(conn, _release_stmt(), params)
+    if matched == len(params):
+        return
+    n = schema.traversal_nodes
+    _raise_missing(conn, n, ("traversal_id", "key"), "traversal node", sorted(counts))
+    raise ValueError(
+        "ReleaseSuccessors would take pending below zero (a node released twice?): "
+        + ", ".join(f"{t}/{k}" for t, k in sorted(counts))
+    )
+
+
+def _delete_resources(conn: Connection, _g: GroupKey, items: list[Any], _now: datetime) -> None:
+    executemany(
+        conn, _DELETE_RESOURCE, [{"k_id": c.resource_id} for c in sorted(items, key=_resource_id)]
+    )
+
+
+def _resource_id(change: DeleteResource) -> int:
+    return change.resource_id
+
+
+def _delete_timers(conn: Connection, _g: GroupKey, items: list[Any], _now: datetime) -> None:
+    keys = sorted({(c.traversal_id, c.node_key) for c in items})
+    executemany(conn, _DELETE_TIMERS, [{"k_t": tid, "k_k": key} for tid, key in keys])
+
+
+def _insert_checked(conn: Connection, table: sa.Table, rows: list[JSONDict], column: str) -> None:
+    """Insert ``rows``; a missing parent (foreign key) becomes NotFound.
+
+    The parent is not looked up first (a round trip per group) nor after the
+    failure (PostgreSQL has aborted the transaction by then), so the error
+    names every parent id of the group when there are several."""
+    try:
+        executemany(conn, _INSERTS[table.name], rows, tuple(rows[0]))
+    except sa.exc.IntegrityError as exc:
+        if getattr(exc.orig, "sqlstate", None) != "23503" and "FOREIGN KEY" not in str(exc.orig):
+            raise
+        what = "stack" if column == "stack_id" else "traversal"
+        raise NotFound(what, ", ".join(sorted({row[column] for row in rows}))) from exc
+
+
+def _append_events(conn: Connection, _g: GroupKey, items: list[Any], now: datetime) -> None:
+    # One urandom call for the whole group instead of one per uuid4().
+    raw = os.urandom(16 * len(items))
+    uuids = [str(uuid.UUID(bytes=raw[i : i + 16], version=4)) for i in range(0, len(raw), 16)]
+    rows = [
+        {
+            "stack_id": c.stack_id,
+            "resource_name": c.resource_name,
+            "resource_type": c.resource_type,
+            "physical_resource_id": c.physical_resource_id,
+            "action": c.action,
+            "status": c.status,
+            "reason": c.reason,
+            "timestamp": now,
+            "uuid": u,
+        }
+        for c, u in zip(items, uuids, strict=True)
+    ]
+    _insert_checked(conn, schema.events, rows, "stack_id")
+
+
+def _add_timers(conn: Connection, _g: GroupKey, items: list[Any], _now: datetime) -> None:
+    rows = [
+        {
+            "traversal_id": c.traversal_id,
+            "node_key": c.node_key,
+            "due_at": c.due_at,
+            "purpose": c.purpose,
+        }
+        for c in items
+    ]
+    _insert_checked(conn, schema.timers, rows, "traversal_id")
+
+
+_RUNNERS: dict[str, _Runner] = {
+    UpdateStack.__name__: _update,
+    UpdateResource.__name__: _update,
+    UpdateNode.__name__: _update,
+    UpdateTraversal.__name__: _update,
+    ConsumeSignal.__name__: _update,
+    ReleaseSuccessors.__name__: _release,
+    DeleteResource.__name__: _delete_resources,
+    DeleteTimers.__name__: _delete_timers,
+    AppendEvent.__name__: _append_events,
+    AddTimer.__name__: _add_timers,
+}

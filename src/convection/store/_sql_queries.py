@@ -1,0 +1,214 @@
+"""The statements with more to them than a primary-key lookup.
+
+Each function runs inside the transaction :class:`~convection.store.sql.SQLStore`
+opened, so several of them compose into one atomic operation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Literal
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from convection.errors import NotFound
+from convection.store import _sql_rows as rows
+from convection.store import _sql_statements as q
+from convection.store._fields import sort_columns
+from convection.store._sql_fast import executemany
+from convection.store.api import JSONDict, NodeRecord, StackRecord, TraversalRecord
+from convection.store.schema import raw_templates, stacks, traversals
+
+Lock = Literal["share", "update"] | None
+
+
+def is_current(conn: Connection, traversal_id: str, lock: Lock = None) -> bool:
+    """Does the traversal's stack still point at it?
+
+    On PostgreSQL, ``share`` holds the stack row until commit, so a
+    concurrent ``start_traversal`` (which updates that row) cannot supersede
+    the traversal between this check and the batch's commit. ``update`` is
+    for batches that also update the stack, so that two of them do not
+    deadlock upgrading their share locks. SQLite ignores both: BEGIN
+    IMMEDIATE already serialized us.
+    """
+    found = conn.execute(q.POINTER[lock], {"traversal_id": traversal_id}).scalar()
+    return bool(found == traversal_id)
+
+
+def claim(
+    conn: Connection, traversal_id: str, owner: str, limit: int, lease_until: datetime
+) -> list[NodeRecord]:
+    """Ready → running in one statement.
+
+    ``SKIP LOCKED`` lets several PostgreSQL engines claim from one traversal
+    at once without waiting on or double-taking each other's rows; the outer
+    ``state = 'ready'`` is re-checked on the locked row. SQLite has neither
+    row locks nor the need: the write lock is held for the whole statement.
+    """
+    if limit <= 0 or not is_current(conn, traversal_id):
+        return []
+    params = {
+        "b_traversal_id": traversal_id,
+        "b_limit": limit,
+        "b_owner": owner,
+        "b_lease_until": lease_until,
+    }
+    return [rows.node(r) for r in conn.execute(q.CLAIM, params).mappings()]
+
+
+def insert_resources(conn: Connection, values: list[JSONDict]) -> list[int]:
+    """Insert resource rows; their ids in the order given.
+
+    One ``executemany`` either way. PostgreSQL: the ids are drawn from the
+    column's sequence first and inserted explicitly. SQLite: the new ids are
+    those above the previous maximum, which is exact because the write lock
+    is ours for the whole transaction and AUTOINCREMENT ids only grow."""
+    if len(values) == 1:
+        return [int(conn.execute(q.INSERT_RESOURCE_RETURNING, values[0]).scalar_one())]
+    if conn.dialect.name == "postgresql":
+        drawn = conn.execute(q.NEXT_RESOURCE_IDS, {"n": len(values)}).scalars()
+        ids = sorted(int(i) for i in drawn)
+        with_ids = [{**v, "id": i} for v, i in zip(values, ids, strict=True)]
+        executemany(conn, q.INSERT_RESOURCES, with_ids, tuple(with_ids[0]))
+        return ids
+    before = conn.execute(q.MAX_RESOURCE_ID).scalar() or 0
+    executemany(conn, q.INSERT_RESOURCES, values, tuple(values[0]))
+    ids = [int(i) for i in conn.execute(q.RESOURCE_IDS_AFTER, {"after": before}).scalars()]
+    assert len(ids) == len(values), "resource ids were not all ours"
+    return ids
+
+
+def start_traversal(
+    conn: Connection,
+    traversal: TraversalRecord,
+    nodes: Sequence[NodeRecord],
+    stack_fields: dict[str, Any],
+    now: datetime,
+) -> None:
+    """Point the stack first: its row lock serializes two racing starts, so
+    the second one's supersede sees (and supersedes) the first."""
+    sid = traversal.stack_id
+    values = {**stack_fields, "traversal_id": traversal.id}
+    values.setdefault("updated_at", now)
+    if conn.execute(stacks.update().where(stacks.c.id == sid).values(values)).rowcount != 1:
+        raise NotFound("stack", sid)
+    conn.execute(
+        traversals.update()
+        .where(traversals.c.stack_id == sid, traversals.c.status == "IN_PROGRESS")
+        .values(status="SUPERSEDED", finished_at=now)
+    )
+    record = rows.record_values(traversal, now)
+    if record["started_at"] is None:
+        record["started_at"] = now
+    conn.execute(traversals.insert().values(record))
+    if nodes:
+        executemany(conn, q.INSERT_NODES, rows.node_values(nodes), rows.NODE_COLUMNS)
+
+
+def active_traversals(conn: Connection) -> list[TraversalRecord]:
+    """In progress and still pointed at: what a starting engine resumes."""
+    t, s = traversals, stacks
+    query = (
+        sa.select(t)
+        .join(s, s.c.id == t.c.stack_id)
+        .where(t.c.status == "IN_PROGRESS", s.c.traversal_id == t.c.id)
+        .order_by(t.c.started_at, t.c.id)
+    )
+    return [rows.traversal(r) for r in conn.execute(query).mappings()]
+
+
+def _sort_expr(key: str, collate: bool) -> sa.ColumnElement[Any]:
+    """``updated_at`` falls back to ``created_at`` so the key is never NULL
+    (NULLs sort differently on SQLite and PostgreSQL, and break keyset
+    paging). Strings sort by code point everywhere: SQLite's BINARY order,
+    PostgreSQL's "C" collation."""
+    if key == "updated_at":
+        return sa.func.coalesce(
+            stacks.c.updated_at, stacks.c.created_at, type_=stacks.c.created_at.type
+        )
+    col = stacks.c[key]
+    return col.collate("C") if collate and key != "created_at" else col
+
+
+def _marker_value(record: StackRecord, key: str) -> Any:
+    if key == "updated_at":
+        return record.updated_at or record.created_at
+    return getattr(record, key)
+
+
+def list_stacks(
+    conn: Connection,
+    project: str | None,
+    where: list[sa.ColumnElement[bool]],
+    sort_keys: Sequence[str],
+    sort_dir: str,
+    limit: int | None,
+    marker: str | None,
+) -> list[StackRecord]:
+    """Keyset paging: rows strictly after the marker in sort order."""
+    keys = sort_columns(sort_keys)
+    collate = conn.dialect.name == "postgresql"
+    exprs = [_sort_expr(k, collate) for k in keys]
+    query = sa.select(stacks).where(*where)
+    if project is not None:
+        query = query.where(stacks.c.project == project)
+    if marker is not None:
+        found = conn.execute(sa.select(stacks).where(stacks.c.id == marker)).mappings().first()
+        if found is None:
+            raise NotFound("stack", marker)
+        record = rows.stack(found)
+        bound = [sa.bindparam(None, _marker_value(record, k), type_=stacks.c[k].type) for k in keys]
+        left, right = sa.tuple_(*exprs), sa.tuple_(*bound)
+        query = query.where(left > right if sort_dir == "asc" else left < right)
+    order = [e.asc() if sort_dir == "asc" else e.desc() for e in exprs]
+    query = query.order_by(*order)
+    if limit is not None:
+        query = query.limit(limit)
+    return [rows.stack(r) for r in conn.execute(query).mappings()]
+
+
+def stack_filters(
+    *,
+    include_deleted: bool,
+    parent_id: str | None,
+    show_nested: bool,
+    filters: dict[str, list[str]],
+) -> list[sa.ColumnElement[bool]]:
+    where: list[sa.ColumnElement[bool]] = []
+    if not include_deleted:
+        where.append(stacks.c.deleted_at.is_(None))
+    if parent_id is not None:
+        where.append(stacks.c.parent_id == parent_id)
+    if not show_nested:
+        where.append(stacks.c.parent_id.is_(None))
+    where.extend(stacks.c[key].in_(values) for key, values in filters.items())
+    return where
+
+
+def purge(conn: Connection, stack_id: str) -> None:
+    """Delete the stack tree; foreign keys cascade to everything it owns.
+    Templates have no owner column, so the ones left unused go explicitly."""
+    ids, frontier = [stack_id], [stack_id]
+    while frontier:
+        frontier = list(
+            conn.execute(sa.select(stacks.c.id).where(stacks.c.parent_id.in_(frontier))).scalars()
+        )
+        ids.extend(frontier)
+    used = conn.execute(
+        sa.select(stacks.c.template_id, stacks.c.prev_template_id).where(stacks.c.id.in_(ids))
+    ).all()
+    conn.execute(stacks.delete().where(stacks.c.id.in_(ids)))
+    template_ids = {t for pair in used for t in pair if t is not None}
+    if template_ids:
+        _delete_unused_templates(conn, template_ids)
+
+
+def _delete_unused_templates(conn: Connection, template_ids: set[int]) -> None:
+    rt = raw_templates
+    referenced = sa.exists().where(
+        sa.or_(stacks.c.template_id == rt.c.id, stacks.c.prev_template_id == rt.c.id)
+    )
+    conn.execute(rt.delete().where(rt.c.id.in_(template_ids), ~referenced))

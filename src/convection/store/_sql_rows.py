@@ -1,0 +1,97 @@
+"""Rows to records and back: the only place that knows both shapes.
+
+Column names equal record field names, so the mapping is mechanical; the
+exceptions are tuple fields, which are JSON lists in SQL.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.engine import RowMapping
+
+from convection.store._fields import aware
+from convection.store.api import (
+    EventRecord,
+    JSONDict,
+    NodeRecord,
+    ResourceRecord,
+    SignalRecord,
+    StackRecord,
+    TemplateRecord,
+    TimerRecord,
+    TraversalRecord,
+)
+
+NODE_COLUMNS = tuple(f.name for f in dataclasses.fields(NodeRecord))
+
+
+_FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
+
+
+def _field_names(record_type: type[Any]) -> tuple[str, ...]:
+    names = _FIELD_NAMES.get(record_type)
+    if names is None:
+        names = _FIELD_NAMES[record_type] = tuple(f.name for f in dataclasses.fields(record_type))
+    return names
+
+
+def stack(row: RowMapping) -> StackRecord:
+    return StackRecord(**row)
+
+
+def template(row: RowMapping) -> TemplateRecord:
+    return TemplateRecord(
+        id=row["id"], template=row["template"], environment=row["environment"], files=row["files"]
+    )
+
+
+def resource(row: RowMapping) -> ResourceRecord:
+    values = dict(row)
+    values["requires"] = tuple(values["requires"])
+    return ResourceRecord(**values)
+
+
+def traversal(row: RowMapping) -> TraversalRecord:
+    return TraversalRecord(**row)
+
+
+def node(row: RowMapping) -> NodeRecord:
+    values = dict(row)
+    values["successors"] = tuple(values["successors"])
+    return NodeRecord(**values)
+
+
+def timer(row: RowMapping) -> TimerRecord:
+    return TimerRecord(**row)
+
+
+def event(row: RowMapping) -> EventRecord:
+    return EventRecord(**row)
+
+
+def signal(row: RowMapping) -> SignalRecord:
+    return SignalRecord(**row)
+
+
+def record_values(record: Any, now: datetime, *, drop: Sequence[str] = ()) -> JSONDict:
+    """A record as column values: ``created_at`` defaults to now, every
+    datetime must be aware. Shallow on purpose: JSON columns serialize the
+    nested values, and tuples serialize as lists."""
+    values = {name: getattr(record, name) for name in _field_names(type(record))}
+    for name in drop:
+        values.pop(name, None)
+    if values.get("created_at") is None and "created_at" in values:
+        values["created_at"] = now
+    for name, value in values.items():
+        if isinstance(value, datetime):
+            aware(value, f"{type(record).__name__}.{name}")
+    return values
+
+
+def node_values(nodes: Sequence[NodeRecord]) -> list[JSONDict]:
+    """Nodes as column values, fast: a traversal may carry 100,000 of them."""
+    return [{name: getattr(n, name) for name in NODE_COLUMNS} for n in nodes]

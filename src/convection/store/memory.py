@@ -1,0 +1,489 @@
+"""The in-memory store: the SQL store's semantics in plain dicts.
+
+For pure engine tests: no file, no migration, microseconds per call. One
+``threading.Lock`` around each method stands in for the SQL transaction,
+and a batch that fails rolls back through an undo log (see
+:mod:`convection.store._memory_tables`). It passes the same behaviour suite
+as the SQL store; anything it accepted that SQL refused would be a bug.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any, Literal, TypeVar
+
+from convection.errors import NotFound
+from convection.store._fields import (
+    aware,
+    check_changes,
+    check_stack_query,
+    check_traversal,
+    json_dumps,
+    sort_columns,
+    utcnow,
+    with_updated_at,
+)
+from convection.store._memory_tables import (
+    Tables,
+    Undo,
+    detach,
+    json_copy,
+    json_load,
+    replace,
+    stamped,
+    updated,
+)
+from convection.store.api import (
+    AddTimer,
+    AppendEvent,
+    Change,
+    ConsumeSignal,
+    DeleteResource,
+    DeleteTimers,
+    EventRecord,
+    JSONDict,
+    NodeRecord,
+    ReleaseSuccessors,
+    ResourceRecord,
+    SignalRecord,
+    StackExists,
+    StackRecord,
+    StaleTraversal,
+    TemplateRecord,
+    TimerRecord,
+    TraversalRecord,
+    UpdateNode,
+    UpdateResource,
+    UpdateStack,
+    UpdateTraversal,
+)
+
+R = TypeVar("R")
+
+
+def _stack_sort_value(stack: StackRecord, key: str) -> Any:
+    if key == "updated_at":
+        return stack.updated_at or stack.created_at
+    return getattr(stack, key)
+
+
+class MemoryStore:
+    """The :class:`~convection.store.api.Store` in process memory."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._t = Tables()
+
+    def close(self) -> None:
+        """Nothing to release; present so callers need not know the backend."""
+
+    # -- stacks and templates -------------------------------------------------
+    def create_stack(self, stack: StackRecord) -> None:
+        with self._lock:
+            t = self._t
+            live_clash = stack.deleted_at is None and any(
+                s.project == stack.project and s.name == stack.name and s.deleted_at is None
+                for s in t.stacks.values()
+            )
+            if stack.id in t.stacks or live_clash:
+                raise StackExists(stack.project, stack.name)
+            templates = (stack.template_id, stack.prev_template_id)
+            if any(i is not None and i not in t.templates for i in templates) or (
+                stack.parent_id is not None and stack.parent_id not in t.stacks
+            ):
+                raise ValueError(
+                    f"stack {stack.id}: unknown template_id, prev_template_id or parent_id"
+                )
+            t.put_stack(stamped(stack, utcnow()), [])
+
+    def get_stack(self, project: str, name_or_id: str) -> StackRecord | None:
+        with self._lock:
+            found = self._t.stacks.get(name_or_id)
+            if found is None or found.project != project:
+                found = next(
+                    (
+                        s
+                        for s in self._t.stacks.values()
+                        if s.project == project and s.name == name_or_id and s.deleted_at is None
+                    ),
+                    None,
+                )
+            return None if found is None else detach(found)
+
+    def get_stack_by_id(self, stack_id: str) -> StackRecord | None:
+        with self._lock:
+            found = self._t.stacks.get(stack_id)
+            return None if found is None else detach(found)
+
+    def list_stacks(
+        self,
+        project: str | None,
+        *,
+        include_deleted: bool = False,
+        parent_id: str | None = None,
+        show_nested: bool = True,
+        filters: Mapping[str, str | Sequence[str]] | None = None,
+        sort_keys: Sequence[str] = ("created_at",),
+        sort_dir: Literal["asc", "desc"] = "desc",
+        limit: int | None = None,
+        marker: str | None = None,
+    ) -> list[StackRecord]:
+        accepted = check_stack_query(filters, sort_keys, sort_dir)
+        keys = sort_columns(sort_keys)
+        with self._lock:
+            chosen = [
+                s
+                for s in self._t.stacks.values()
+                if (project is None or s.project == project)
+                and (include_deleted or s.deleted_at is None)
+                and (parent_id is None or s.parent_id == parent_id)
+                and (show_nested or s.parent_id is None)
+                and all(getattr(s, k) in v for k, v in accepted.items())
+            ]
+            marker_stack = None if marker is None else self._t.stacks.get(marker)
+            if marker is not None and marker_stack is None:
+                raise NotFound("stack", marker)
+
+        def order(s: StackRecord) -> list[Any]:
+            return [_stack_sort_value(s, k) for k in keys]
+
+        desc = sort_dir == "desc"
+        chosen.sort(key=order, reverse=desc)
+        if marker_stack is not None:
+            mark = order(marker_stack)
+            chosen = [s for s in chosen if (order(s) < mark if desc else order(s) > mark)]
+        return [detach(s) for s in chosen[:limit]]
+
+    def purge_stack(self, stack_id: str) -> None:
+        with self._lock:
+            t = self._t
+            ids, frontier = {stack_id}, {stack_id}
+            while frontier:
+                frontier = {s.id for s in t.stacks.values() if s.parent_id in frontier}
+                ids |= frontier
+            used = {
+                i
+                for sid in ids
+                if sid in t.stacks
+                for i in (t.stacks[sid].template_id, t.stacks[sid].prev_template_id)
+                if i is not None
+            }
+            t.drop_stacks(ids)
+            still = {i for s in t.stacks.values() for i in (s.template_id, s.prev_template_id)}
+            for template_id in used - still:
+                del t.templates[template_id]
+
+    def put_template(self, template: JSONDict, environment: JSONDict, files: dict[str, str]) -> int:
+        texts = (json_dumps(template), json_dumps(environment), json_dumps(files))
+        with self._lock:
+            template_id = self._t.next_id("templates")
+            self._t.templates[template_id] = texts
+            return template_id
+
+    def get_template(self, template_id: int) -> TemplateRecord:
+        with self._lock:
+            texts = self._t.templates.get(template_id)
+        if texts is None:
+            raise NotFound("template", str(template_id))
+        template, environment, files = (json_load(x) for x in texts)
+        return TemplateRecord(
+            id=template_id, template=template, environment=environment, files=files
+        )
+
+    # -- resources --------------------------------------------------------------
+    def add_resource(self, resource: ResourceRecord) -> int:
+        return self.add_resources([resource])[0]
+
+    def add_resources(self, resources: Sequence[ResourceRecord]) -> list[int]:
+        now = utcnow()
+        with self._lock:
+            for r in resources:
+                if r.stack_id not in self._t.stacks:
+                    raise NotFound("stack", r.stack_id)
+            copies = [stamped(r, now) for r in resources]
+            ids = []
+            for r in copies:
+                rid = self._t.next_id("resources")
+                self._t.put_resource(replace(r, {"id": rid}), [])
+                ids.append(rid)
+            return ids
+
+    def get_resource(self, resource_id: int) -> ResourceRecord | None:
+        with self._lock:
+            found = self._t.resources.get(resource_id)
+            return None if found is None else detach(found)
+
+    def list_resources(self, stack_id: str, *, current_only: bool = False) -> list[ResourceRecord]:
+        with self._lock:
+            return [
+                detach(r)
+                for r in sorted(self._t.resources.values(), key=lambda r: r.id)
+                if r.stack_id == stack_id and (r.current or not current_only)
+            ]
+
+    # -- traversals --------------------------------------------------------------
+    def start_traversal(
+        self, traversal: TraversalRecord, nodes: Sequence[NodeRecord], stack_fields: JSONDict
+    ) -> None:
+        check_traversal(traversal, nodes, stack_fields)
+        now = utcnow()
+        with self._lock:
+            t = self._t
+            stack = t.stacks.get(traversal.stack_id)
+            if stack is None:
+                raise NotFound("stack", traversal.stack_id)
+            if traversal.id in t.traversals:
+                raise ValueError(f"traversal {traversal.id} already exists")
+            fields = with_updated_at({**stack_fields, "traversal_id": traversal.id}, now)
+            t.put_stack(updated(stack, fields), [])
+            for old in list(t.traversals.values()):
+                if old.stack_id == stack.id and old.status == "IN_PROGRESS":
+                    superseded = replace(old, {"status": "SUPERSEDED", "finished_at": now})
+                    t.put_traversal(superseded, [])
+            started = traversal.started_at or now
+            t.put_traversal(stamped(replace(traversal, {"started_at": started}), now), [])
+            for node in nodes:
+                t.put_node(stamped(node, now), [])
+
+    def get_traversal(self, traversal_id: str) -> TraversalRecord | None:
+        with self._lock:
+            return self._t.traversals.get(traversal_id)
+
+    def active_traversals(self) -> list[TraversalRecord]:
+        with self._lock:
+            found = [
+                tr
+                for tr in self._t.traversals.values()
+                if tr.status == "IN_PROGRESS" and self._is_current(tr.id)
+            ]
+        return sorted(found, key=lambda tr: (tr.started_at, tr.id))
+
+    def list_nodes(self, traversal_id: str) -> list[NodeRecord]:
+        with self._lock:
+            found = [n for (tid, _), n in self._t.nodes.items() if tid == traversal_id]
+        return [detach(n) for n in sorted(found, key=lambda n: n.key)]
+
+    def get_node(self, traversal_id: str, key: str) -> NodeRecord | None:
+        with self._lock:
+            found = self._t.nodes.get((traversal_id, key))
+            return None if found is None else detach(found)
+
+    def claim_ready(
+        self, traversal_id: str, owner: str, limit: int, lease_until: datetime
+    ) -> list[NodeRecord]:
+        until = aware(lease_until, "lease_until")
+        with self._lock:
+            if limit <= 0 or not self._is_current(traversal_id):
+                return []
+            keys = list(self._t.ready.get(traversal_id, {}))[:limit]
+            claimed = []
+            for key in keys:
+                node = self._t.nodes[(traversal_id, key)]
+                changes = {
+                    "state": "running",
+                    "lease_owner": owner,
+                    "lease_until": until,
+                    "attempt": node.attempt + 1,
+                }
+                node = replace(node, changes)
+                self._t.put_node(node, [])
+                claimed.append(detach(node))
+            return claimed
+
+    def reclaim_expired(self, now: datetime) -> int:
+        now = aware(now, "now")
+        with self._lock:
+            expired = [
+                self._t.nodes[key]
+                for key in self._t.running
+                if (until := self._t.nodes[key].lease_until) is not None and until < now
+            ]
+            for node in expired:
+                ready = replace(node, {"state": "ready", "lease_owner": None, "lease_until": None})
+                self._t.put_node(ready, [])
+            return len(expired)
+
+    def due_timers(self, now: datetime, limit: int) -> list[TimerRecord]:
+        now = aware(now, "now")
+        with self._lock:
+            due = [t for t in self._t.timers.values() if t.due_at <= now]
+        return sorted(due, key=lambda t: (t.due_at, t.id))[:limit]
+
+    def next_timer_due(self, traversal_id: str | None = None) -> datetime | None:
+        with self._lock:
+            return min(
+                (
+                    t.due_at
+                    for t in self._t.timers.values()
+                    if traversal_id is None or t.traversal_id == traversal_id
+                ),
+                default=None,
+            )
+
+    def _is_current(self, traversal_id: str) -> bool:
+        traversal = self._t.traversals.get(traversal_id)
+        stack = None if traversal is None else self._t.stacks.get(traversal.stack_id)
+        return stack is not None and stack.traversal_id == traversal_id
+
+    # -- journal -------------------------------------------------------------------
+    def apply(self, changes: Sequence[Change], *, traversal_id: str | None = None) -> None:
+        check_changes(changes)
+        now = utcnow()
+        with self._lock:
+            if traversal_id is not None and not self._is_current(traversal_id):
+                raise StaleTraversal(traversal_id)
+            undo: Undo = []
+            try:
+                for change in changes:
+                    self._apply_one(change, now, undo)
+            except BaseException:
+                for step in reversed(undo):
+                    step()
+                raise
+
+    def _apply_one(self, change: Change, now: datetime, undo: Undo) -> None:
+        t = self._t
+        match change:
+            case UpdateStack(stack_id=sid, fields=fields):
+                stack = updated(
+                    _need(t.stacks.get(sid), "stack", sid), with_updated_at(fields, now)
+                )
+                self._check_stack(
+                    stack, renamed=bool({"name", "project", "deleted_at"} & set(fields))
+                )
+                t.put_stack(stack, undo)
+            case UpdateResource(resource_id=rid, fields=fields):
+                resource = _need(t.resources.get(rid), "resource", rid)
+                t.put_resource(updated(resource, with_updated_at(fields, now)), undo)
+            case DeleteResource(resource_id=rid):
+                t.drop_resource(rid, undo)
+            case UpdateNode(traversal_id=tid, key=key, fields=fields):
+                node = _need(t.nodes.get((tid, key)), "traversal node", f"{tid}/{key}")
+                t.put_node(updated(node, fields), undo)
+            case ReleaseSuccessors(traversal_id=tid, keys=keys):
+                for key in keys:
+                    self._release(tid, key, undo)
+            case UpdateTraversal(traversal_id=tid, fields=fields):
+                traversal = _need(t.traversals.get(tid), "traversal", tid)
+                t.put_traversal(updated(traversal, fields), undo)
+            case ConsumeSignal(signal_id=gid):
+                signal = _need(t.signals.get(gid), "signal", gid)
+                t.put_signal(replace(signal, {"consumed": True}), undo)
+            case _:
+                self._apply_insert(change, now, undo)
+
+    def _check_stack(self, stack: StackRecord, *, renamed: bool) -> None:
+        """The constraints SQL enforces on an updated stack row."""
+        t = self._t
+        for template_id in (stack.template_id, stack.prev_template_id):
+            if template_id is not None and template_id not in t.templates:
+                raise NotFound("template", str(template_id))
+        if stack.parent_id is not None and stack.parent_id not in t.stacks:
+            raise NotFound("stack", stack.parent_id)
+        if (
+            renamed
+            and stack.deleted_at is None
+            and any(
+                s.id != stack.id and s.project == stack.project and s.name == stack.name
+                for s in t.stacks.values()
+                if s.deleted_at is None
+            )
+        ):
+            raise StackExists(stack.project, stack.name)
+
+    def _release(self, traversal_id: str, key: str, undo: Undo) -> None:
+        node = _need(
+            self._t.nodes.get((traversal_id, key)), "traversal node", f"{traversal_id}/{key}"
+        )
+        if node.pending < 1:
+            raise ValueError(
+                f"ReleaseSuccessors would take pending below zero (a node released twice?): "
+                f"{traversal_id}/{key}"
+            )
+        pending = node.pending - 1
+        state = "ready" if pending == 0 and node.state == "waiting" else node.state
+        self._t.put_node(replace(node, {"pending": pending, "state": state}), undo)
+
+    def _apply_insert(self, change: Change, now: datetime, undo: Undo) -> None:
+        t = self._t
+        match change:
+            case AppendEvent():
+                _need(t.stacks.get(change.stack_id), "stack", change.stack_id)
+                event = EventRecord(
+                    id=t.next_id("events"),
+                    stack_id=change.stack_id,
+                    resource_name=change.resource_name,
+                    resource_type=change.resource_type,
+                    physical_resource_id=change.physical_resource_id,
+                    action=change.action,
+                    status=change.status,
+                    reason=change.reason,
+                    timestamp=now,
+                    uuid=str(uuid.uuid4()),
+                )
+                t.add_event(event, undo)
+            case AddTimer(traversal_id=tid, node_key=key, due_at=due, purpose=purpose):
+                _need(t.traversals.get(tid), "traversal", tid)
+                timer = TimerRecord(
+                    id=t.next_id("timers"),
+                    traversal_id=tid,
+                    node_key=key,
+                    due_at=aware(due, "due_at"),
+                    purpose=purpose,
+                )
+                t.add_timer(timer, undo)
+            case DeleteTimers(traversal_id=tid, node_key=key):
+                t.drop_timers(tid, key, undo)
+            case _:
+                raise TypeError(f"not a journal change: {change!r}")
+
+    # -- events and signals ------------------------------------------------------------
+    def list_events(
+        self,
+        stack_id: str,
+        *,
+        resource_name: str | None = None,
+        after_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[EventRecord]:
+        with self._lock:
+            log = list(self._t.events.get(stack_id, ()))
+        found = [
+            e
+            for e in log
+            if (resource_name is None or e.resource_name == resource_name)
+            and (after_id is None or e.id > after_id)
+        ]
+        return found[:limit]
+
+    def add_signal(self, stack_id: str, resource_name: str, data: JSONDict) -> int:
+        payload = json_copy(data)
+        with self._lock:
+            _need(self._t.stacks.get(stack_id), "stack", stack_id)
+            signal = SignalRecord(
+                id=self._t.next_id("signals"),
+                stack_id=stack_id,
+                resource_name=resource_name,
+                data=payload,
+                created_at=utcnow(),
+            )
+            self._t.put_signal(signal, [])
+            return signal.id
+
+    def pending_signals(self, stack_id: str, resource_name: str) -> list[SignalRecord]:
+        with self._lock:
+            found = [
+                detach(g)
+                for g in self._t.signals.values()
+                if g.stack_id == stack_id and g.resource_name == resource_name and not g.consumed
+            ]
+        return sorted(found, key=lambda g: g.id)
+
+
+def _need(found: R | None, what: str, key: object) -> R:
+    if found is None:
+        raise NotFound(what, str(key))
+    return found

@@ -1,0 +1,255 @@
+"""The store's tables, as SQLAlchemy Core (no ORM).
+
+Why Core: the store speaks in short, explicit statements (one UPDATE per
+change kind per batch), and records are frozen dataclasses built from rows;
+an identity map would only add cost and hidden state.
+
+Choices worth knowing:
+
+* JSON columns use the generic ``JSON`` type, never PostgreSQL ``JSONB``:
+  JSONB reorders keys, and templates must round-trip with their key order
+  (graph order is insertion order, so a reloaded template must equal the
+  original).
+* Datetimes go through :class:`UTCDateTime`: aware UTC in and out on every
+  backend. SQLite keeps them as fixed-width text, so comparisons in SQL
+  (``due_at <= :now``) stay correct.
+* Tables that lose rows (resources, timers, events, signals, templates) use
+  SQLite ``AUTOINCREMENT`` so an id is never reused: a stale ``replaces``
+  pointer or event cursor must not land on a newer row.
+* ``stacks.traversal_id`` and ``resources.replaces/replaced_by`` are plain
+  columns, not foreign keys: they are pointers that may outlive their target
+  (a cleanup deletes the replaced row; traversals reference stacks already).
+
+This module must match ``migrations/versions`` at head; a test compares them.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Dialect
+
+metadata = sa.MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+
+class UTCDateTime(sa.types.TypeDecorator[datetime]):
+    """Aware UTC datetimes on every backend.
+
+    SQLite has no timezone support and would silently drop ``tzinfo``; a naive
+    value is refused on the way in so that local time never sneaks into the
+    journal, and every value comes back with ``tzinfo=UTC``.
+    """
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None or value.utcoffset() is None:
+            raise ValueError(f"naive datetime {value!r}: the store takes aware UTC datetimes")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+def _text(name: str, *, nullable: bool = False) -> sa.Column[str]:
+    return sa.Column(name, sa.String(), nullable=nullable)
+
+
+def _when(name: str, *, nullable: bool = True) -> sa.Column[datetime]:
+    return sa.Column(name, UTCDateTime(), nullable=nullable)
+
+
+def _json(name: str) -> sa.Column[Any]:
+    return sa.Column(name, sa.JSON(), nullable=False)
+
+
+def _cascade(target: str) -> sa.ForeignKey:
+    return sa.ForeignKey(target, ondelete="CASCADE")
+
+
+raw_templates = sa.Table(
+    "raw_templates",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    _json("template"),
+    _json("environment"),
+    _json("files"),
+    _when("created_at", nullable=False),
+    sqlite_autoincrement=True,
+)
+
+stacks = sa.Table(
+    "stacks",
+    metadata,
+    _text("id"),
+    _text("project"),
+    _text("name"),
+    _text("action"),
+    _text("status"),
+    sa.Column("status_reason", sa.Text(), nullable=False),
+    sa.Column("template_id", sa.Integer, sa.ForeignKey("raw_templates.id")),
+    sa.Column("prev_template_id", sa.Integer, sa.ForeignKey("raw_templates.id")),
+    _text("traversal_id", nullable=True),
+    _json("parameters"),
+    sa.Column("disable_rollback", sa.Boolean(), nullable=False),
+    sa.Column("timeout_mins", sa.Integer),
+    _json("outputs"),
+    sa.Column("parent_id", sa.String(), _cascade("stacks.id")),
+    _text("parent_resource", nullable=True),
+    _json("tags"),
+    _when("created_at", nullable=False),
+    _when("updated_at"),
+    _when("deleted_at"),
+    sa.PrimaryKeyConstraint("id"),
+)
+# A live stack's name is unique in its project; a deleted one frees the name.
+sa.Index(
+    "uq_stacks_live_name",
+    stacks.c.project,
+    stacks.c.name,
+    unique=True,
+    sqlite_where=stacks.c.deleted_at.is_(None),
+    postgresql_where=stacks.c.deleted_at.is_(None),
+)
+sa.Index(None, stacks.c.project, stacks.c.created_at)
+sa.Index(None, stacks.c.parent_id)
+
+resources = sa.Table(
+    "resources",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("stack_id", sa.String(), _cascade("stacks.id"), nullable=False),
+    _text("name"),
+    _text("type"),
+    _text("action"),
+    _text("status"),
+    sa.Column("status_reason", sa.Text(), nullable=False),
+    _text("physical_id", nullable=True),
+    _json("properties"),
+    _json("attributes"),
+    _json("data"),
+    _text("definition_hash"),
+    _json("requires"),
+    sa.Column("current", sa.Boolean(), nullable=False),
+    sa.Column("replaces", sa.Integer),
+    sa.Column("replaced_by", sa.Integer),
+    _text("deletion_policy"),
+    _text("external_id", nullable=True),
+    sa.Column("unhealthy", sa.Boolean(), nullable=False),
+    _when("created_at", nullable=False),
+    _when("updated_at"),
+    sqlite_autoincrement=True,
+)
+sa.Index(None, resources.c.stack_id, resources.c.current)
+
+traversals = sa.Table(
+    "traversals",
+    metadata,
+    _text("id"),
+    sa.Column("stack_id", sa.String(), _cascade("stacks.id"), nullable=False),
+    _text("action"),
+    _text("status"),
+    sa.Column("rollback_enabled", sa.Boolean(), nullable=False),
+    _when("deadline"),
+    _when("started_at", nullable=False),
+    _when("finished_at"),
+    sa.PrimaryKeyConstraint("id"),
+)
+sa.Index(None, traversals.c.stack_id)
+sa.Index(None, traversals.c.status)
+
+traversal_nodes = sa.Table(
+    "traversal_nodes",
+    metadata,
+    sa.Column("traversal_id", sa.String(), _cascade("traversals.id"), nullable=False),
+    _text("key"),
+    _text("kind"),
+    _text("resource_name"),
+    sa.Column("resource_id", sa.Integer),
+    sa.Column("pending", sa.Integer, nullable=False),
+    _text("state"),
+    _json("successors"),
+    _json("payload"),
+    _text("lease_owner", nullable=True),
+    _when("lease_until"),
+    sa.Column("attempt", sa.Integer, nullable=False),
+    sa.PrimaryKeyConstraint("traversal_id", "key"),
+)
+# claim_ready: the ready nodes of one traversal.
+sa.Index(None, traversal_nodes.c.traversal_id, traversal_nodes.c.state)
+# reclaim_expired: running nodes by lease deadline, across traversals.
+sa.Index(None, traversal_nodes.c.state, traversal_nodes.c.lease_until)
+
+timers = sa.Table(
+    "timers",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("traversal_id", sa.String(), _cascade("traversals.id"), nullable=False),
+    _text("node_key"),
+    _when("due_at", nullable=False),
+    _text("purpose"),
+    sqlite_autoincrement=True,
+)
+sa.Index(None, timers.c.due_at)
+sa.Index(None, timers.c.traversal_id, timers.c.node_key)
+
+events = sa.Table(
+    "events",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("stack_id", sa.String(), _cascade("stacks.id"), nullable=False),
+    _text("resource_name"),
+    _text("resource_type"),
+    _text("physical_resource_id", nullable=True),
+    _text("action"),
+    _text("status"),
+    sa.Column("reason", sa.Text(), nullable=False),
+    _when("timestamp", nullable=False),
+    _text("uuid"),
+    sqlite_autoincrement=True,
+)
+sa.Index(None, events.c.stack_id, events.c.id)
+sa.Index(None, events.c.stack_id, events.c.resource_name, events.c.id)
+
+signals = sa.Table(
+    "signals",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("stack_id", sa.String(), _cascade("stacks.id"), nullable=False),
+    _text("resource_name"),
+    _json("data"),
+    _when("created_at", nullable=False),
+    sa.Column("consumed", sa.Boolean(), nullable=False),
+    sqlite_autoincrement=True,
+)
+sa.Index(None, signals.c.stack_id, signals.c.resource_name, signals.c.consumed)
+
+#: Every table, parents first (the order to create, and reversed to empty).
+ALL_TABLES = (
+    raw_templates,
+    stacks,
+    resources,
+    traversals,
+    traversal_nodes,
+    timers,
+    events,
+    signals,
+)

@@ -1,0 +1,336 @@
+"""The SQL store: SQLite (embedded default) and PostgreSQL (scale-out).
+
+Every public method is one transaction (see :mod:`convection.store._sql_db`
+for how each backend runs it); opening a store migrates its database to
+head, so a fresh file or an older schema just works.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, RowMapping
+
+from convection.errors import NotFound
+from convection.store import _sql_queries as queries
+from convection.store import _sql_rows as rows
+from convection.store import _sql_statements as q
+from convection.store._fields import check_changes, check_stack_query, check_traversal, utcnow
+from convection.store._sql_apply import apply_batch
+from convection.store._sql_db import Database
+from convection.store.api import (
+    Change,
+    EventRecord,
+    JSONDict,
+    NodeRecord,
+    ResourceRecord,
+    SignalRecord,
+    StackExists,
+    StackRecord,
+    StaleTraversal,
+    Store,
+    TemplateRecord,
+    TimerRecord,
+    TraversalRecord,
+    UpdateStack,
+)
+from convection.store.memory import MemoryStore
+from convection.store.schema import events, stacks
+
+__all__ = ["SQLStore", "default_url", "open_store"]
+
+
+def default_url() -> str:
+    """An SQLite file in the user's data directory (created if missing)."""
+    directory = Path(platformdirs.user_data_dir("convection"))
+    directory.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{directory / 'convection.db'}"
+
+
+def open_store(url: str | None = None) -> Store:
+    """``memory://``, an ``sqlite:///`` file or a ``postgresql://`` URL."""
+    url = url or default_url()
+    if url.startswith("memory:"):
+        return MemoryStore()
+    return SQLStore(url)
+
+
+def _violation(exc: sa.exc.IntegrityError) -> str:
+    """'unique', 'foreign' or '' for the constraint an IntegrityError broke."""
+    state = getattr(exc.orig, "sqlstate", None)
+    text = str(exc.orig)
+    if state == "23505" or "UNIQUE constraint" in text:
+        return "unique"
+    if state == "23503" or "FOREIGN KEY constraint" in text:
+        return "foreign"
+    return ""
+
+
+class SQLStore:
+    """The :class:`~convection.store.api.Store` over SQLAlchemy Core."""
+
+    def __init__(self, url: str) -> None:
+        self._db = Database(url)
+        try:
+            self._db.upgrade()
+        except BaseException:
+            self._db.close()
+            raise
+
+    @property
+    def url(self) -> str:
+        return self._db.url.render_as_string(hide_password=True)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _first(self, query: sa.Select[Any], **params: Any) -> RowMapping | None:
+        return self._db.read(lambda conn: conn.execute(query, params).mappings().first())
+
+    def _all(self, query: sa.Select[Any], **params: Any) -> Sequence[RowMapping]:
+        return self._db.read(lambda conn: conn.execute(query, params).mappings().all())
+
+    # -- stacks and templates -------------------------------------------------
+    def create_stack(self, stack: StackRecord) -> None:
+        values = rows.record_values(stack, utcnow())
+
+        def run(conn: Connection) -> None:
+            conn.execute(stacks.insert().values(values))
+
+        try:
+            self._db.write(run)
+        except sa.exc.IntegrityError as exc:
+            kind = _violation(exc)
+            if kind == "unique":
+                raise StackExists(stack.project, stack.name) from exc
+            if kind == "foreign":
+                raise ValueError(
+                    f"stack {stack.id}: unknown template_id, prev_template_id or parent_id"
+                ) from exc
+            raise
+
+    def get_stack(self, project: str, name_or_id: str) -> StackRecord | None:
+        def run(conn: Connection) -> StackRecord | None:
+            by_id = {"project": project, "id": name_or_id}
+            row = conn.execute(q.STACK_OF_PROJECT, by_id).mappings().first()
+            if row is None:
+                by_name = {"project": project, "name": name_or_id}
+                row = conn.execute(q.LIVE_STACK_BY_NAME, by_name).mappings().first()
+            return None if row is None else rows.stack(row)
+
+        return self._db.read(run)
+
+    def get_stack_by_id(self, stack_id: str) -> StackRecord | None:
+        row = self._first(q.STACK_BY_ID, id=stack_id)
+        return None if row is None else rows.stack(row)
+
+    def list_stacks(
+        self,
+        project: str | None,
+        *,
+        include_deleted: bool = False,
+        parent_id: str | None = None,
+        show_nested: bool = True,
+        filters: Mapping[str, str | Sequence[str]] | None = None,
+        sort_keys: Sequence[str] = ("created_at",),
+        sort_dir: Literal["asc", "desc"] = "desc",
+        limit: int | None = None,
+        marker: str | None = None,
+    ) -> list[StackRecord]:
+        accepted = check_stack_query(filters, sort_keys, sort_dir)
+        where = queries.stack_filters(
+            include_deleted=include_deleted,
+            parent_id=parent_id,
+            show_nested=show_nested,
+            filters=accepted,
+        )
+        return self._db.read(
+            lambda conn: queries.list_stacks(
+                conn, project, where, sort_keys, sort_dir, limit, marker
+            )
+        )
+
+    def purge_stack(self, stack_id: str) -> None:
+        self._db.write(lambda conn: queries.purge(conn, stack_id))
+
+    def put_template(self, template: JSONDict, environment: JSONDict, files: dict[str, str]) -> int:
+        values = {
+            "template": template,
+            "environment": environment,
+            "files": files,
+            "created_at": utcnow(),
+        }
+        return int(
+            self._db.write(lambda conn: conn.execute(q.INSERT_TEMPLATE, values).scalar_one())
+        )
+
+    def get_template(self, template_id: int) -> TemplateRecord:
+        row = self._first(q.TEMPLATE_BY_ID, id=template_id)
+        if row is None:
+            raise NotFound("template", str(template_id))
+        return rows.template(row)
+
+    # -- resources --------------------------------------------------------------
+    def add_resource(self, resource: ResourceRecord) -> int:
+        return self.add_resources([resource])[0]
+
+    def add_resources(self, resources: Sequence[ResourceRecord]) -> list[int]:
+        if not resources:
+            return []
+        now = utcnow()
+        values = [rows.record_values(r, now, drop=("id",)) for r in resources]
+        try:
+            ids = self._db.write(lambda conn: queries.insert_resources(conn, values))
+        except sa.exc.IntegrityError as exc:
+            if _violation(exc) != "foreign":
+                raise
+            raise NotFound("stack", ", ".join(sorted({r.stack_id for r in resources}))) from exc
+        return ids
+
+    def get_resource(self, resource_id: int) -> ResourceRecord | None:
+        row = self._first(q.RESOURCE_BY_ID, id=resource_id)
+        return None if row is None else rows.resource(row)
+
+    def list_resources(self, stack_id: str, *, current_only: bool = False) -> list[ResourceRecord]:
+        query = q.CURRENT_RESOURCES_OF_STACK if current_only else q.RESOURCES_OF_STACK
+        return [rows.resource(r) for r in self._all(query, stack_id=stack_id)]
+
+    # -- traversals --------------------------------------------------------------
+    def start_traversal(
+        self, traversal: TraversalRecord, nodes: Sequence[NodeRecord], stack_fields: JSONDict
+    ) -> None:
+        check_traversal(traversal, nodes, stack_fields)
+        now = utcnow()
+        try:
+            self._db.write(
+                lambda conn: queries.start_traversal(conn, traversal, nodes, stack_fields, now)
+            )
+        except sa.exc.IntegrityError as exc:
+            raise ValueError(f"traversal {traversal.id} already exists") from exc
+
+    def get_traversal(self, traversal_id: str) -> TraversalRecord | None:
+        row = self._first(q.TRAVERSAL_BY_ID, id=traversal_id)
+        return None if row is None else rows.traversal(row)
+
+    def active_traversals(self) -> list[TraversalRecord]:
+        return self._db.read(queries.active_traversals)
+
+    def list_nodes(self, traversal_id: str) -> list[NodeRecord]:
+        return [rows.node(r) for r in self._all(q.NODES_OF_TRAVERSAL, traversal_id=traversal_id)]
+
+    def get_node(self, traversal_id: str, key: str) -> NodeRecord | None:
+        row = self._first(q.NODE_BY_KEY, traversal_id=traversal_id, key=key)
+        return None if row is None else rows.node(row)
+
+    def claim_ready(
+        self, traversal_id: str, owner: str, limit: int, lease_until: datetime
+    ) -> list[NodeRecord]:
+        return self._db.write(
+            lambda conn: queries.claim(conn, traversal_id, owner, limit, lease_until)
+        )
+
+    def reclaim_expired(self, now: datetime) -> int:
+        return int(self._db.write(lambda conn: conn.execute(q.RECLAIM, {"now": now}).rowcount))
+
+    def due_timers(self, now: datetime, limit: int) -> list[TimerRecord]:
+        return [rows.timer(r) for r in self._all(q.DUE_TIMERS, now=now, limit=limit)]
+
+    def next_timer_due(self, traversal_id: str | None = None) -> datetime | None:
+        if traversal_id is None:
+            query, params = q.NEXT_DUE, {}
+        else:
+            query, params = q.NEXT_DUE_OF_TRAVERSAL, {"traversal_id": traversal_id}
+        value: datetime | None = self._db.read(lambda conn: conn.execute(query, params).scalar())
+        return value
+
+    # -- journal -------------------------------------------------------------------
+    def apply(self, changes: Sequence[Change], *, traversal_id: str | None = None) -> None:
+        check_changes(changes)
+        if not changes and traversal_id is None:
+            return
+        lock: queries.Lock = "share"
+        if any(isinstance(c, UpdateStack) for c in changes):
+            lock = "update"
+        now = utcnow()
+
+        def run(conn: Connection) -> None:
+            if traversal_id is not None and not queries.is_current(conn, traversal_id, lock):
+                raise StaleTraversal(traversal_id)
+            apply_batch(conn, changes, now)
+
+        try:
+            self._db.write(run)
+        except sa.exc.IntegrityError as exc:
+            raise self._explain(changes) from exc
+
+    def _explain(self, changes: Sequence[Change]) -> Exception:
+        """Name the stack constraint a failed batch broke, as the memory store
+        does: only UpdateStack can (a template or parent that does not exist,
+        or a live name taken). Runs after the rollback, off the hot path."""
+        for change in changes:
+            if not isinstance(change, UpdateStack):
+                continue
+            fields = change.fields
+            for key in ("template_id", "prev_template_id"):
+                if (
+                    fields.get(key) is not None
+                    and self._first(q.TEMPLATE_BY_ID, id=fields[key]) is None
+                ):
+                    return NotFound("template", str(fields[key]))
+            if (
+                fields.get("parent_id") is not None
+                and self.get_stack_by_id(fields["parent_id"]) is None
+            ):
+                return NotFound("stack", fields["parent_id"])
+            stack = self.get_stack_by_id(change.stack_id)
+            if stack is None or fields.get("deleted_at", stack.deleted_at) is not None:
+                continue
+            project = fields.get("project", stack.project)
+            name = fields.get("name", stack.name)
+            other = self._first(q.LIVE_STACK_BY_NAME, project=project, name=name)
+            if other is not None and other["id"] != stack.id:
+                return StackExists(project, name)
+        return ValueError("the batch broke a database constraint")
+
+    # -- events and signals ------------------------------------------------------------
+    def list_events(
+        self,
+        stack_id: str,
+        *,
+        resource_name: str | None = None,
+        after_id: int | None = None,
+        limit: int | None = None,
+    ) -> list[EventRecord]:
+        query = q.EVENTS_OF_STACK
+        if resource_name is not None:
+            query = query.where(events.c.resource_name == resource_name)
+        if after_id is not None:
+            query = query.where(events.c.id > after_id)
+        query = query.order_by(events.c.id).limit(limit)
+        return [rows.event(r) for r in self._all(query, stack_id=stack_id)]
+
+    def add_signal(self, stack_id: str, resource_name: str, data: JSONDict) -> int:
+        values: dict[str, Any] = {
+            "stack_id": stack_id,
+            "resource_name": resource_name,
+            "data": data,
+            "created_at": utcnow(),
+            "consumed": False,
+        }
+        try:
+            return int(
+                self._db.write(lambda conn: conn.execute(q.INSERT_SIGNAL, values).scalar_one())
+            )
+        except sa.exc.IntegrityError as exc:
+            if _violation(exc) != "foreign":
+                raise
+            raise NotFound("stack", stack_id) from exc
+
+    def pending_signals(self, stack_id: str, resource_name: str) -> list[SignalRecord]:
+        found = self._all(q.PENDING_SIGNALS, stack_id=stack_id, resource_name=resource_name)
+        return [rows.signal(r) for r in found]
