@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck pytest bench clean
+.PHONY: demo test test-deps lint typecheck pytest bench clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -23,7 +23,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-pytest: $(STAMP)
+# System packages the tests need (a real sshd for the SSH transport).
+test-deps:
+	bash scripts/ensure-test-deps.sh
+
+pytest: $(STAMP) test-deps
 	$(BIN)/pytest
 
 test: lint typecheck pytest

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install the system packages the software-configuration tests need: a real
+# OpenSSH server (the SSH transport is tested against sshd on loopback) and
+# the OpenSSH client (ansible-playbook's ssh connection uses it), and sudo
+# (the SSH transport's optional sudo is tested for real).
+#
+# Why a script and not a pytest skip: a test suite that silently skips its SSH
+# tests on a machine without sshd proves nothing. CI machines start fresh, so
+# the project's own files must install what the tests need.
+#
+# It does nothing when both are present, and nothing when not run as root
+# (it then only says what is missing; the tests will report it too).
+set -euo pipefail
+
+need=()
+[[ -x /usr/sbin/sshd ]] || need+=(openssh-server)
+command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)
+[[ -x /usr/bin/sudo ]] || need+=(sudo)
+
+if [[ ${#need[@]} -eq 0 ]]; then
+    exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+    echo "ensure-test-deps: missing ${need[*]}; run this script as root to install them" >&2
+    exit 0
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+echo "ensure-test-deps: installed ${need[*]}"
