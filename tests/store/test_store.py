@@ -627,3 +627,31 @@ def test_stack_updates_keep_the_stack_constraints(store: Store) -> None:
     tid = store.put_template({}, {}, {})
     store.apply([UpdateStack(stack.id, {"template_id": tid, "prev_template_id": tid})])
     assert store.get_stack("p1", "web").template_id == tid  # type: ignore[union-attr]
+
+
+def test_every_resource_field_round_trips(store: Store) -> None:
+    stack = make_stack(store)
+    rid = store.add_resource(
+        resource(
+            stack,
+            physical_id="phys-1",
+            reference_id="ref-1",
+            properties={"a": [1, {"b": "ü"}]},
+            attributes={"value": "x"},
+            data={"deadline": 3},
+            definition_hash="abc",
+            requires=("db", "net"),
+            deletion_policy="Retain",
+            external_id="ext",
+            unhealthy=True,
+        )
+    )
+    got = store.get_resource(rid)
+    assert got is not None
+    assert (got.physical_id, got.reference_id) == ("phys-1", "ref-1")
+    assert got.properties == {"a": [1, {"b": "ü"}]}
+    assert got.requires == ("db", "net")
+    assert (got.deletion_policy, got.external_id, got.unhealthy) == ("Retain", "ext", True)
+    store.apply([UpdateResource(rid, {"reference_id": "ref-2"})])
+    got = store.get_resource(rid)
+    assert got is not None and got.reference_id == "ref-2"

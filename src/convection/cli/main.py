@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
+from typing import Annotated
 
 import click
 import typer
 
+from convection.cli import config_cmd, deploy, engine_cmd, stack
 from convection.cli import template as template_cmds
-from convection.cli.output import stderr
+from convection.cli.context import Invocation
+from convection.cli.output import Format, print_diagnostics, stderr
 from convection.errors import ConvectionError, InvalidInput
 
 app = typer.Typer(
@@ -23,7 +27,51 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+app.add_typer(stack.app, name="stack")
+app.command("deploy")(deploy.deploy)
+app.command("engine")(engine_cmd.engine)
 app.add_typer(template_cmds.app, name="template")
+app.add_typer(config_cmd.app, name="config")
+
+
+@app.callback()
+def global_options(
+    ctx: typer.Context,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            metavar="URL",
+            help="Store URL (sqlite:///FILE or postgresql://...); env CONVECTION_DB. "
+            "Default: an SQLite file in your data directory.",
+            show_default=False,
+        ),
+    ] = None,
+    project: Annotated[
+        str | None,
+        typer.Option(
+            "--project",
+            metavar="NAME",
+            help="Project that scopes stack names (OS::project_id); env CONVECTION_PROJECT. "
+            "Default: default.",
+            show_default=False,
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            metavar="FILE",
+            help="Config file (TOML); env CONVECTION_CONFIG. "
+            "Precedence: default < file < environment < flag.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Nothing is opened here: settings and the store are built when a
+    command first needs them (see :mod:`convection.cli.context`)."""
+    ctx.obj = Invocation(config_file=config, flags={"db": db, "project": project})
+    ctx.call_on_close(ctx.obj.close)
 
 
 def main() -> None:
@@ -44,8 +92,7 @@ def run(argv: list[str] | None = None) -> int:
         exc.show()
         return 1
     except InvalidInput as exc:  # commands print their own; this is a fallback
-        for d in exc.diagnostics:
-            stderr.print(str(d), markup=False, highlight=False)
+        print_diagnostics(exc.diagnostics, Format.table)
         return 1
     except ConvectionError as exc:
         stderr.print(f"error: {exc}", markup=False, highlight=False)

@@ -143,6 +143,7 @@ resources = sa.Table(
     _text("status"),
     sa.Column("status_reason", sa.Text(), nullable=False),
     _text("physical_id", nullable=True),
+    _text("reference_id", nullable=True),
     _json("properties"),
     _json("attributes"),
     _json("data"),

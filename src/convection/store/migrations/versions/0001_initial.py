@@ -101,6 +101,7 @@ def _resources() -> None:
         *(_text(c) for c in ("name", "type", "action", "status")),
         sa.Column("status_reason", sa.Text(), nullable=False),
         _text("physical_id", nullable=True),
+        _text("reference_id", nullable=True),
         *(_json(c) for c in ("properties", "attributes", "data")),
         _text("definition_hash"),
         _json("requires"),

@@ -1,0 +1,127 @@
+"""``convection engine``: do the work recorded in the store.
+
+Operations started without ``--wait`` (here or in another process) are
+traversals in the store; this runs the embedded engine over every one in
+progress, in every project, and any started while it runs. Several engines
+may share a store: nodes are claimed under leases, so none runs twice, and
+work whose engine died is taken up again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+import typer
+
+from convection.cli.context import invocation, redact_url
+from convection.cli.output import stdout
+from convection.cli.progress import StopSwitch, in_progress, on_signals
+from convection.stacks import Stacks
+
+#: How often the status log looks at the stacks (seconds).
+LOG_POLL = 0.5
+
+
+class StatusLog:
+    """One line whenever a stack's status changes, for the engine's log.
+
+    At start it names the operations in progress; after that, every change
+    and every new stack (which may have been done between two looks).
+    Stacks seen in progress are remembered by id: a deleted stack drops out
+    of the list, and its final status is read by id."""
+
+    def __init__(self, stacks: Stacks) -> None:
+        self._stacks = stacks
+        self._seen: dict[str, tuple[str, str]] = {}
+        self._active: dict[str, str] = {}
+        self._started = False
+
+    def poll(self) -> None:
+        listed = {s["id"]: s for s in self._stacks.list(None)}
+        for stack_id, project in list(self._active.items()):
+            if stack_id not in listed:
+                listed[stack_id] = self._stacks.show(project, stack_id)
+        for stack_id, s in listed.items():
+            state = (str(s["stack_status"]), str(s.get("stack_status_reason") or ""))
+            known = self._seen.get(stack_id)
+            if known != state and (self._started or in_progress(s)):
+                _line(s)
+            self._seen[stack_id] = state
+            if in_progress(s):
+                self._active[stack_id] = s["project"]
+            else:
+                self._active.pop(stack_id, None)
+        self._started = True
+
+    @property
+    def active(self) -> int:
+        return len(self._active)
+
+
+def _line(s: dict[str, Any]) -> None:
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+    reason = s.get("stack_status_reason") or ""
+    stdout.print(
+        f"{now} [{s['project']}/{s['stack_name']}]: {s['stack_status']}  {reason}".rstrip(),
+        markup=False,
+        highlight=False,
+    )
+
+
+async def serve(stacks: Stacks, *, until_idle: bool) -> bool:
+    """Run the engine with a status log; True if stopped by a signal."""
+    switch = StopSwitch()
+    log = StatusLog(stacks)
+    work = stacks.engine.run(until=lambda: switch.requested, idle_exit=until_idle)
+    engine = asyncio.ensure_future(work)
+    switch.engine = engine
+    restore = on_signals((signal.SIGINT, signal.SIGTERM), switch.press)
+    try:
+        while not engine.done():
+            log.poll()
+            await asyncio.wait({engine}, timeout=LOG_POLL)
+    finally:
+        restore()
+    log.poll()
+    failure = None if engine.cancelled() else engine.exception()
+    if failure is not None:  # a bug in the engine: let main() report it
+        raise failure
+    return switch.requested
+
+
+def engine(
+    ctx: typer.Context,
+    until_idle: Annotated[
+        bool,
+        typer.Option("--until-idle", help="Stop once no operation is left in progress."),
+    ] = False,
+    concurrency: Annotated[
+        int | None,
+        typer.Option("--concurrency", min=1, help="Resources worked on at once."),
+    ] = None,
+) -> int:
+    """Run the engine: take up every operation in progress in the store
+    (creates, updates and deletes started without --wait, or interrupted)
+    and run until stopped (Ctrl-C or SIGTERM: running jobs finish recording
+    their outcome first) or, with --until-idle, until no work is left."""
+    inv = invocation(ctx)
+    if concurrency is not None:
+        inv.flags["concurrency"] = concurrency
+    stacks = inv.stacks
+    owner = stacks.engine.config.owner
+    stdout.print(
+        f"Engine {owner} on {redact_url(inv.db_url)}"
+        + ("" if until_idle else " (Ctrl-C or SIGTERM to stop)"),
+        markup=False,
+        highlight=False,
+    )
+    stopped = asyncio.run(serve(stacks, until_idle=until_idle))
+    left = sum(1 for s in stacks.list(None) if in_progress(s))
+    if stopped:
+        stdout.print(f"Engine stopped; {left} operation(s) left in progress, resumable.")
+    else:
+        stdout.print(f"Engine idle; {left} operation(s) left in progress.")
+    return 0

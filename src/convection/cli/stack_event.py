@@ -1,0 +1,108 @@
+"""``convection stack event list``: a stack's events, or a live tail of them.
+
+The default format is heatclient's event log (``TIME [RESOURCE]: STATUS
+REASON``), as ``openstack stack event list`` prints it; ``--format``
+table, json and yaml work as everywhere else.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from typing import Annotated, Any
+
+import typer
+
+from convection.cli.context import invocation
+from convection.cli.output import Format, emit, stdout
+from convection.cli.progress import EventFeed, event_line, in_progress
+from convection.cli.stack_common import StackArg, print_table
+from convection.errors import InvalidInput
+
+app = typer.Typer(help="A stack's events.", no_args_is_help=True)
+
+#: How often ``--follow`` looks for new events (seconds).
+FOLLOW_POLL = 0.5
+
+#: `openstack stack event list` table columns.
+COLUMNS = (
+    "resource_name",
+    "id",
+    "resource_status",
+    "resource_status_reason",
+    "event_time",
+    "physical_resource_id",
+    "logical_resource_id",
+)
+
+
+class EventFormat(enum.StrEnum):
+    log = "log"
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+def _print_log(events: list[dict[str, Any]]) -> None:
+    for e in events:
+        stdout.print(event_line(e), markup=False, highlight=False)
+
+
+@app.command("list")
+def list_events(
+    ctx: typer.Context,
+    stack: StackArg,
+    resource: Annotated[
+        str | None, typer.Option("--resource", help="Only this resource's events.")
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option("--limit", min=1, help="At most this many (the oldest).")
+    ] = None,
+    follow: Annotated[
+        bool,
+        typer.Option(
+            "--follow",
+            help="Keep printing new events until the stack's operation ends "
+            "(at most its timeout); Ctrl-C stops.",
+        ),
+    ] = False,
+    fmt: Annotated[
+        EventFormat, typer.Option("-f", "--format", help="log, table, json or yaml.")
+    ] = EventFormat.log,
+) -> int:
+    """List a stack's events, oldest first."""
+    inv = invocation(ctx)
+    if follow:
+        if fmt is not EventFormat.log:
+            raise InvalidInput.single("--follow can only be specified with --format log")
+        return follow_events(ctx, stack, resource)
+    events = inv.stacks.events(inv.project, stack, resource_name=resource, limit=limit)
+    if fmt is EventFormat.log:
+        _print_log(events)
+        return 0
+    emit(
+        events,
+        Format(fmt.value),
+        lambda: print_table(COLUMNS, [[e.get(c) for c in COLUMNS] for e in events]),
+    )
+    return 0
+
+
+def follow_events(ctx: typer.Context, stack: str, resource: str | None) -> int:
+    """Print events as they come until the stack settles, its timeout
+    passes, or Ctrl-C (which is how a tail ends, so it exits 0).
+
+    It only watches: the work is done by whichever engine runs it."""
+    inv = invocation(ctx)
+    body = inv.stacks.show(inv.project, stack)
+    feed = EventFeed(inv.stacks, body["id"], resource=resource)
+    deadline = time.monotonic() + 60 * float(body.get("timeout_mins") or 60)
+    try:
+        while True:
+            settled = not in_progress(inv.stacks.show(inv.project, body["id"]))
+            _print_log(feed.poll())
+            if settled or time.monotonic() > deadline:
+                return 0
+            time.sleep(FOLLOW_POLL)
+    except KeyboardInterrupt:
+        return 0

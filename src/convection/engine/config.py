@@ -1,0 +1,26 @@
+"""Engine settings: how much runs at once, and how long a claim lasts."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EngineConfig:
+    #: Jobs running at once in this engine, over every stack.
+    concurrency: int = 64
+    #: Per-stack limits (by stack id or name), tighter than ``concurrency``.
+    per_stack: Mapping[str, int] = field(default_factory=dict)
+    #: Per-resource-type limits (an API with a rate limit, say).
+    per_type: Mapping[str, int] = field(default_factory=dict)
+    #: How long a claimed node is ours; renewed while its job runs. A node
+    #: whose lease lapsed (its engine died) is run again by another engine.
+    lease_seconds: float = 30.0
+    #: Poll interval when a ``check_*_complete`` says "not yet" without a Wait.
+    poll_seconds: float = 1.0
+    #: How often an idle engine looks for new work in the store.
+    scan_seconds: float = 0.2
+    #: Who holds the leases; unique per engine instance.
+    owner: str = field(default_factory=lambda: f"engine-{uuid.uuid4().hex[:12]}")

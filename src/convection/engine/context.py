@@ -1,0 +1,115 @@
+"""The :class:`ResourceContext` a plugin gets from the engine.
+
+``set_physical_id`` and ``set_data`` are facts about the real world: they
+are journaled and awaited before returning (group-committed with whatever
+else the turn wrote), so a plugin that persisted its id and then crashed
+finds it again. ``emit`` adds an event without waiting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from convection.engine.journal import Journal
+from convection.engine.view import StackView
+from convection.store.api import AppendEvent, ResourceRecord, UpdateResource
+from convection.types import JSON
+
+
+def short_id(stack_id: str, resource_id: int) -> str:
+    """Stable per resource version, so a retried create names its thing the
+    same way (Heat's ``short_id`` of the resource uuid)."""
+    return hashlib.blake2b(f"{stack_id}:{resource_id}".encode(), digest_size=6).hexdigest()
+
+
+class EngineContext:
+    __slots__ = (
+        "_journal",
+        "_row",
+        "_stack_name",
+        "_traversal_id",
+        "_view",
+        "action",
+        "operation_id",
+        "previous_properties",
+    )
+
+    def __init__(
+        self,
+        row: ResourceRecord,
+        *,
+        stack_name: str,
+        action: str,
+        operation_id: str,
+        journal: Journal,
+        view: StackView,
+        traversal_id: str | None = None,
+        previous_properties: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._row = row
+        self._stack_name = stack_name
+        self.action = action
+        self.operation_id = operation_id
+        self._journal = journal
+        self._view = view
+        self._traversal_id = traversal_id
+        self.previous_properties = previous_properties
+
+    @property
+    def row(self) -> ResourceRecord:
+        return self._row
+
+    @property
+    def resource_name(self) -> str:
+        return self._row.name
+
+    @property
+    def stack_name(self) -> str:
+        return self._stack_name
+
+    @property
+    def stack_id(self) -> str:
+        return self._row.stack_id
+
+    @property
+    def physical_resource_name(self) -> str:
+        return f"{self._stack_name}-{self._row.name}-{short_id(self._row.stack_id, self._row.id)}"
+
+    @property
+    def physical_id(self) -> str | None:
+        return self._row.physical_id
+
+    @property
+    def data(self) -> Mapping[str, JSON]:
+        return self._row.data
+
+    def now(self) -> float:
+        return time.time()
+
+    async def _persist(self, fields: dict[str, Any]) -> None:
+        # A fact: kept even if the traversal was superseded while the plugin
+        # worked (the journal re-applies facts of a stale batch on their own).
+        await self._journal.write(self._traversal_id, facts=[UpdateResource(self._row.id, fields)])
+        row = self._view.update(self._row.id, fields)
+        if row is not None:
+            self._row = row
+
+    async def set_physical_id(self, physical_id: str | None) -> None:
+        await self._persist({"physical_id": physical_id})
+
+    async def set_data(self, data: Mapping[str, JSON]) -> None:
+        await self._persist({"data": dict(data)})
+
+    async def emit(self, reason: str) -> None:
+        r = self._row
+        self._journal.submit(
+            self._traversal_id,
+            facts=[
+                AppendEvent(
+                    r.stack_id, r.name, r.type, r.physical_id, self.action, "IN_PROGRESS", reason
+                )
+            ],
+        )

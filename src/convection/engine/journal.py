@@ -1,0 +1,135 @@
+"""Group commit: every change submitted in one event-loop turn is written in
+one store transaction.
+
+A job submits an *entry*: ``facts`` (what happened to real resources: state,
+physical ids, events) and ``progress`` (the traversal's own bookkeeping:
+node states, successors, timers). The whole batch is applied with the
+traversal check. If the traversal was superseded meanwhile, the facts are
+applied again on their own, because a physical id must never be lost, and
+the submitters get :class:`StaleTraversal` so they stop.
+
+Batching loses no crash guarantee: a job's entry is durable when its future
+resolves, and a job whose entry never committed is simply run again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from convection.store.api import Change, StaleTraversal, Store
+
+
+@dataclass(slots=True)
+class _Entry:
+    facts: Sequence[Change]
+    progress: Sequence[Change]
+    done: asyncio.Future[None]
+
+
+class Journal:
+    __slots__ = ("_batches", "_scheduled", "_store", "commits")
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._batches: dict[str | None, list[_Entry]] = {}
+        self._scheduled = False
+        #: Transactions written so far (for tests and benchmarks).
+        self.commits = 0
+
+    def reset(self) -> None:
+        """Forget entries queued on an event loop that is gone (a run that
+        was cancelled): like a crash, their jobs will simply run again."""
+        self._batches = {}
+        self._scheduled = False
+
+    def submit(
+        self,
+        traversal_id: str | None,
+        facts: Sequence[Change] = (),
+        progress: Sequence[Change] = (),
+    ) -> asyncio.Future[None]:
+        """Queue an entry for this turn's batch; the future resolves once it
+        is durable (or fails with the store's error)."""
+        loop = asyncio.get_running_loop()
+        entry = _Entry(facts, progress, loop.create_future())
+        self._batches.setdefault(traversal_id, []).append(entry)
+        if not self._scheduled:
+            self._scheduled = True
+            loop.call_soon(self.flush)
+        return entry.done
+
+    def post(
+        self,
+        traversal_id: str | None,
+        facts: Sequence[Change] = (),
+        progress: Sequence[Change] = (),
+    ) -> asyncio.Future[None]:
+        """Submit without waiting; a failure is left for whoever awaits the
+        returned future, and otherwise dropped quietly (the entry's job
+        learns of a superseded traversal from its next awaited write)."""
+        done = self.submit(traversal_id, facts, progress)
+        done.add_done_callback(_consume)
+        return done
+
+    async def write(
+        self,
+        traversal_id: str | None,
+        facts: Sequence[Change] = (),
+        progress: Sequence[Change] = (),
+    ) -> None:
+        await self.submit(traversal_id, facts, progress)
+
+    def flush(self) -> None:
+        """Write every queued entry: one transaction per traversal."""
+        self._scheduled = False
+        batches, self._batches = self._batches, {}
+        for traversal_id, entries in batches.items():
+            self._commit(traversal_id, entries)
+
+    def _commit(self, traversal_id: str | None, entries: list[_Entry]) -> None:
+        changes = [c for e in entries for c in (*e.facts, *e.progress)]
+        try:
+            self.commits += 1
+            self._store.apply(changes, traversal_id=traversal_id)
+        except StaleTraversal as stale:
+            self._commit_facts(entries, stale)
+            return
+        except Exception as exc:
+            if len(entries) > 1:
+                # One bad entry must not fail its batch-mates: retry alone.
+                for e in entries:
+                    self._commit(traversal_id, [e])
+                return
+            _fail(entries[0].done, exc)
+            return
+        for e in entries:
+            if not e.done.done():
+                e.done.set_result(None)
+
+    def _commit_facts(self, entries: list[_Entry], stale: StaleTraversal) -> None:
+        facts = [c for e in entries for c in e.facts]
+        try:
+            if facts:
+                self.commits += 1
+                self._store.apply(facts)
+        except Exception as exc:
+            for e in entries:
+                _fail(e.done, exc)
+            return
+        for e in entries:
+            if e.progress:
+                _fail(e.done, stale)
+            elif not e.done.done():
+                e.done.set_result(None)
+
+
+def _consume(future: asyncio.Future[None]) -> None:
+    if not future.cancelled():
+        future.exception()
+
+
+def _fail(future: asyncio.Future[None], exc: BaseException) -> None:
+    if not future.done():
+        future.set_exception(exc)

@@ -1,0 +1,175 @@
+"""What every job shares: outcomes as values, resource state writes, and
+driving a plugin action through its ``check_*_complete`` polls.
+
+A job never raises for a resource failure: it returns an :class:`Outcome`
+(TaskFlow's "failures are values"), which the walker journals together with
+the node's own bookkeeping in one group-committed entry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from convection.engine.context import EngineContext
+from convection.engine.run import TraversalRun
+from convection.resources.api import ResourceFailure, ResourcePlugin, Wait
+from convection.states import Status
+from convection.store.api import (
+    AppendEvent,
+    Change,
+    NodeRecord,
+    ResourceRecord,
+    UpdateNode,
+    UpdateResource,
+)
+from convection.types import JSON
+
+STATE_CHANGED = "state changed"
+
+
+@dataclass(slots=True)
+class Outcome:
+    """How a job ended. ``facts`` and ``progress`` are journal changes the
+    walker writes with the node's own state, atomically."""
+
+    state: str  # "done" | "sleeping" | "failed"
+    facts: list[Change] = field(default_factory=list)
+    progress: list[Change] = field(default_factory=list)
+    #: Sleeping: when to run again, and the progress to resume from.
+    due_at: datetime | None = None
+    resume: dict[str, JSON] | None = None
+    #: Failed: (resource action, reason) for the stack's status reason.
+    failure: tuple[str, str] | None = None
+    #: Check: the resource drifted (the node itself is done).
+    drifted: str | None = None
+
+
+def done(facts: list[Change] | None = None, progress: list[Change] | None = None) -> Outcome:
+    return Outcome("done", facts or [], progress or [])
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def event(row: ResourceRecord, action: str, status: str, reason: str) -> AppendEvent:
+    return AppendEvent(row.stack_id, row.name, row.type, row.physical_id, action, status, reason)
+
+
+def state(
+    row: ResourceRecord, action: str, status: str, reason: str = STATE_CHANGED, **extra: Any
+) -> list[Change]:
+    """A state change and its event: Heat writes one event per change."""
+    fields = {"action": action, "status": status, "status_reason": reason, **extra}
+    return [UpdateResource(row.id, fields), event(row, action, status, reason)]
+
+
+def begin(
+    run: TraversalRun,
+    node: NodeRecord,
+    row: ResourceRecord,
+    action: str,
+    progress: dict[str, JSON],
+) -> tuple[ResourceRecord, Awaitable[None]]:
+    """Record ``<ACTION>_IN_PROGRESS`` and the node's progress, in one
+    entry, ahead of the plugin call. It is not awaited: it commits with the
+    plugin's first durable write (``set_physical_id`` waits for the batch)
+    or with the outcome, whichever comes first, which saves a transaction
+    per wave. Either way a re-run finds the row, and the progress if it was
+    written, and continues the same action on the same row instead of
+    mistaking it for one an older operation abandoned. Callers that need
+    the progress durable before the plugin runs await the returned future."""
+    marks: list[Change] = []
+    if _needs_marker(node, progress):
+        payload = {**node.payload, "progress": progress}
+        marks.append(UpdateNode(run.id, node.key, {"payload": payload}))
+    if (row.action, row.status) == (action, Status.IN_PROGRESS):
+        return row, run.journal.post(run.id, progress=marks)
+    facts = state(row, action, Status.IN_PROGRESS)
+    # The view is not told: no job reads a row's IN_PROGRESS state from it
+    # (a re-run after a crash reads the store), and this runs per action.
+    return row, run.journal.post(run.id, facts=facts, progress=marks)
+
+
+def _needs_marker(node: NodeRecord, progress: Mapping[str, Any]) -> bool:
+    """Only a decision made at run time needs its progress recorded: a
+    re-run of a planned create or delete repeats the same action on the same
+    row anyway, so 10,000 creates need not write 10,000 markers."""
+    if node.kind == "update":
+        return node.payload.get("action") != "CREATE" or progress.get("replaces") is not None
+    return node.kind != "cleanup"
+
+
+def failed(row: ResourceRecord, action: str, exc: BaseException | str) -> Outcome:
+    reason = exc if isinstance(exc, str) else failure_reason(exc, row.name)
+    facts = state(row, action, Status.FAILED, reason)
+    return Outcome("failed", facts, failure=(action, reason))
+
+
+def failure_reason(exc: BaseException, name: str) -> str:
+    """Heat's resource status reason: ``<ErrorType>: resources.<name>: <message>``."""
+    if isinstance(exc, ResourceFailure):
+        return f"Error: resources.{name}: {exc.message}"
+    return f"{type(exc).__name__}: resources.{name}: {exc}"
+
+
+def context(
+    run: TraversalRun,
+    node: NodeRecord,
+    row: ResourceRecord,
+    action: str,
+    previous: Mapping[str, Any] | None = None,
+) -> EngineContext:
+    """The plugin's context; ``operation_id`` is the same when this node is
+    run again (crash, timer) and differs for any later action."""
+    return EngineContext(
+        row,
+        stack_name=run.stack.name,
+        action=action,
+        operation_id=f"{run.id}:{node.key}:{action}",
+        journal=run.journal,
+        view=run.view,
+        traversal_id=run.id,
+        previous_properties=previous,
+    )
+
+
+async def start(plugin: ResourcePlugin, op: str, ctx: EngineContext, props: Any) -> JSON:
+    """Call the plugin's action method (create, update, delete, ...)."""
+    return await getattr(plugin, op)(ctx, props)
+
+
+async def poll(
+    run: TraversalRun,
+    plugin: ResourcePlugin,
+    op: str,
+    ctx: EngineContext,
+    props: Any,
+    token: JSON,
+) -> datetime | None:
+    """None when the action is complete, else when to poll again."""
+    result = await getattr(plugin, f"check_{op}_complete")(ctx, props, token)
+    if result:
+        return None
+    seconds = result.seconds if isinstance(result, Wait) else run.config.poll_seconds
+    return utcnow() + timedelta(seconds=max(0.0, seconds))
+
+
+def sleeping(due_at: datetime, resume: dict[str, JSON]) -> Outcome:
+    return Outcome("sleeping", due_at=due_at, resume=resume)
+
+
+async def outputs_of(
+    plugin: ResourcePlugin, ctx: EngineContext, props: Any
+) -> tuple[JSON, dict[str, JSON]]:
+    """The reference id and every declared attribute, read once when an
+    action completes and stored, so nothing calls the plugin to read them
+    again (Heat's lesson: outputs resolved live took minutes)."""
+    ref = await plugin.reference_id(ctx, props)
+    attrs: dict[str, JSON] = {}
+    for name in type(plugin).attributes_schema:
+        attrs[name] = await plugin.attribute(ctx, props, name)
+    return ref, attrs

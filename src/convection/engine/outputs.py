@@ -1,0 +1,80 @@
+"""Stack outputs, computed once when an operation completes and stored.
+
+Heat used to resolve outputs on every ``stack show``, which took minutes on
+large stacks; here they are resolved from stored attributes at the end of
+an operation. A value that fails to resolve keeps Heat's behaviour: the
+output carries ``output_error`` and the stack is still COMPLETE.
+
+Values that come from a hidden parameter or a plugin-declared secret
+(attribute or reference id) are stored as they are and marked ``secret``,
+so every view can redact them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from convection.definition import StackDefinition
+from convection.errors import ConvectionError
+from convection.hot.functions.base import Function, resolve, to_data
+from convection.plan.resolve import Lookup, RecordResolver
+from convection.resources.registry import TypeRegistry
+
+NO_DESCRIPTION = "No description given"
+
+
+def compute_outputs(
+    definition: StackDefinition, lookup: Lookup, registry: TypeRegistry
+) -> list[dict[str, Any]]:
+    resolver = RecordResolver(definition, lookup)
+    out: list[dict[str, Any]] = []
+    for name, o in definition.outputs.items():
+        entry: dict[str, Any] = {"output_key": name, "description": _description(o.description)}
+        try:
+            entry["output_value"] = resolve(o.value, resolver)
+        except (ConvectionError, KeyError, TypeError, ValueError) as exc:
+            entry["output_value"] = None
+            entry["output_error"] = str(exc)
+        if _is_secret(o.value, definition, lookup, registry):
+            entry["secret"] = True
+        out.append(entry)
+    return out
+
+
+def _description(value: Any) -> Any:
+    data = to_data(value)
+    return NO_DESCRIPTION if data is None else data
+
+
+def _is_secret(tree: Any, definition: StackDefinition, lookup: Lookup, reg: TypeRegistry) -> bool:
+    """Does the value read a hidden parameter or a secret of a resource?"""
+    if isinstance(tree, Function):
+        args = tree.args
+        head = args[0] if isinstance(args, list) and args else args
+        if tree.name == "get_param" and isinstance(head, str):
+            if definition.parameters.is_hidden(head):
+                return True
+        elif (
+            tree.name in ("get_attr", "get_resource")
+            and isinstance(head, str)
+            and _secret_of(tree.name, args, lookup(head), reg)
+        ):
+            return True
+        return _is_secret(args, definition, lookup, reg)
+    if isinstance(tree, dict):
+        return any(_is_secret(v, definition, lookup, reg) for v in tree.values())
+    if isinstance(tree, list):
+        return any(_is_secret(v, definition, lookup, reg) for v in tree)
+    return False
+
+
+def _secret_of(fn: str, args: Any, row: Any, reg: TypeRegistry) -> bool:
+    plugin = None if row is None else reg.get(row.type)
+    if plugin is None:
+        return False
+    if fn == "get_resource":
+        return plugin.secret_reference_id
+    attribute = args[1] if isinstance(args, list) and len(args) > 1 else None
+    if attribute is None:
+        return bool(plugin.secret_attributes)
+    return attribute in plugin.secret_attributes

@@ -1,0 +1,107 @@
+"""One traversal as this engine runs it: what its jobs need, and its tally.
+
+The store holds the truth (nodes, timers, resource rows); a
+:class:`TraversalRun` holds what this process derived from it: the compiled
+target definition, the resource view, and counters. Another process can
+rebuild all of it from the store, which is how a traversal resumes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from convection.definition import StackDefinition
+from convection.engine.config import EngineConfig
+from convection.engine.journal import Journal
+from convection.engine.view import StackView
+from convection.plan.digest import digests
+from convection.plan.resolve import RecordResolver
+from convection.resources.api import ResourcePlugin
+from convection.resources.registry import TypeRegistry
+from convection.store.api import StackRecord, Store, TraversalRecord
+
+
+@dataclass(slots=True)
+class Tally:
+    """Counters the walker keeps per traversal."""
+
+    #: Nodes not yet done, failed or skipped.
+    remaining: int = 0
+    #: Jobs of this traversal running in this engine.
+    inflight: int = 0
+    #: The first failure: (resource action, reason) for the stack's reason.
+    failure: tuple[str, str] | None = None
+    #: Check only: the first drifted resource's reason.
+    check_failed: str | None = None
+    #: Stop starting nodes (cancel, timeout, failure with rollback).
+    stopping: str | None = None
+    #: Node keys skipped because something they need failed.
+    skipped: set[str] = field(default_factory=set)
+
+
+class TraversalRun:
+    """Everything a job of one traversal may use; passed explicitly."""
+
+    __slots__ = (
+        "_plugins",
+        "config",
+        "definition",
+        "journal",
+        "registry",
+        "resolver",
+        "stack",
+        "store",
+        "successors",
+        "tally",
+        "traversal",
+        "view",
+    )
+
+    def __init__(
+        self,
+        traversal: TraversalRecord,
+        stack: StackRecord,
+        definition: StackDefinition | None,
+        view: StackView,
+        *,
+        services: tuple[Store, Journal, TypeRegistry, EngineConfig],
+    ) -> None:
+        self.traversal = traversal
+        self.stack = stack
+        self.definition = definition
+        self.view = view
+        self.store, self.journal, self.registry, self.config = services
+        self.tally = Tally()
+        #: node key -> successor keys; loaded when a failure needs them.
+        self.successors: Mapping[str, tuple[str, ...]] | None = None
+        self._plugins: dict[str, ResourcePlugin] = {}
+        self.resolver = None if definition is None else RecordResolver(definition, view.current)
+
+    @property
+    def id(self) -> str:
+        return self.traversal.id
+
+    @property
+    def deadline(self) -> datetime | None:
+        return self.traversal.deadline
+
+    def plugin(self, type_name: str) -> ResourcePlugin | None:
+        """A (stateless) plugin instance for a type, or None if unknown."""
+        found = self._plugins.get(type_name)
+        if found is None:
+            cls = self.registry.get(type_name)
+            if cls is None:
+                return None
+            found = self._plugins[type_name] = cls()
+        return found
+
+    def digest(self, name: str) -> str:
+        assert self.definition is not None
+        return digests(self.definition)[name]
+
+    def concurrency(self) -> int:
+        per_stack = self.config.per_stack
+        limit = per_stack.get(self.stack.id, per_stack.get(self.stack.name))
+        return self.config.concurrency if limit is None else limit

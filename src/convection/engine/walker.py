@@ -1,0 +1,356 @@
+"""The engine: claims ready nodes, runs their jobs, journals the outcomes.
+
+It knows nothing about what a node does: a table maps each node kind to a
+job, and a job returns an :class:`Outcome` value. The walker's part is the
+loop (Terraform's ``dag/walk.go`` shape):
+
+* take up every active traversal in the store (a crashed engine's too);
+* fire due timers, making sleeping nodes ready again;
+* claim ready nodes under a lease, within the concurrency bounds, and start
+  each job on the event loop;
+* write each outcome with its node's state and its successors' release as
+  one journal entry; entries of one event-loop turn share one transaction;
+* on failure, skip everything downstream (the user sees the cause, not its
+  echoes); when nothing is left, write the stack's final state.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime, timedelta
+
+from convection.engine.config import EngineConfig
+from convection.engine.finish import finish
+from convection.engine.job_action import run_check, run_resume, run_suspend
+from convection.engine.job_cleanup import run_cleanup
+from convection.engine.job_update import run_update
+from convection.engine.journal import Journal
+from convection.engine.lifecycle import Outcome
+from convection.engine.operations import Warm, rollback_operation, start_operation
+from convection.engine.run import TraversalRun
+from convection.engine.takeup import count_nodes, take_up
+from convection.engine.templates import Definitions
+from convection.engine.timers import Timers
+from convection.resources.registry import TypeRegistry
+from convection.runtime.asyncio_executor import AsyncioExecutor
+from convection.states import Action
+from convection.store.api import (
+    AddTimer,
+    Change,
+    DeleteResource,
+    NodeRecord,
+    ReleaseSuccessors,
+    StaleTraversal,
+    Store,
+    UpdateNode,
+    UpdateResource,
+    UpdateTraversal,
+)
+
+_log = logging.getLogger(__name__)
+
+Job = Callable[[TraversalRun, NodeRecord], Awaitable[Outcome]]
+
+JOBS: dict[str, Job] = {
+    "update": run_update,
+    "cleanup": run_cleanup,
+    "check": run_check,
+    "suspend": run_suspend,
+    "resume": run_resume,
+}
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Engine:
+    """Runs every active traversal of one store, in this process.
+
+    Any number of engines (processes) may share a store: nodes are claimed
+    atomically under leases, and a traversal whose engine died is taken up
+    by the next one that starts or scans.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        registry: TypeRegistry,
+        config: EngineConfig | None = None,
+        *,
+        definitions: Definitions | None = None,
+        warm: Warm | None = None,
+    ) -> None:
+        self.store = store
+        self.registry = registry
+        self.config = config or EngineConfig()
+        self.journal = Journal(store)
+        self.definitions = definitions or Definitions()
+        self.warm = warm or Warm()
+        self.runs: dict[str, TraversalRun] = {}
+        self.timers = Timers(store, self.journal)
+        self.executor = AsyncioExecutor()
+        self._claimed: dict[tuple[str, str], NodeRecord] = {}
+        self._hungry: set[str] = set()
+        self._type_slots: dict[str, asyncio.Semaphore] = {}
+        self._wake: asyncio.Event | None = None
+        self._last_scan = datetime.min.replace(tzinfo=UTC)
+        self._last_lease = _now()
+
+    @property
+    def peak(self) -> int:
+        """Most jobs ever running at once (for tests of the bound)."""
+        return self.executor.peak
+
+    @property
+    def services(self) -> tuple[Store, Journal, TypeRegistry, EngineConfig]:
+        return self.store, self.journal, self.registry, self.config
+
+    # -- the loop ------------------------------------------------------------
+
+    def start(self) -> None:
+        """Reclaim nodes whose engine died, and take up every active traversal."""
+        self.store.reclaim_expired(_now())
+        self._scan(force=True)
+
+    async def run(self, *, until: Callable[[], bool] | None = None, idle_exit: bool = True) -> None:
+        """Work until ``until()`` holds (or, with ``idle_exit``, until no
+        traversal is active), then let running jobs finish and return."""
+        self._wake = asyncio.Event()
+        self._type_slots = {}  # asyncio primitives belong to one event loop
+        self.journal.reset()
+        self.start()
+        while True:
+            self._scan()
+            self.timers.fire(_now(), self.runs, self._hungry)
+            self._dispatch()
+            self._finish_ready()
+            if until is not None and until():
+                break
+            if idle_exit and not self.runs and not self.executor.running:
+                self._scan(force=True)  # a last look: work may have just started
+                if not self.runs:
+                    break
+            await self._sleep()
+        await self._drain()
+
+    async def _sleep(self) -> None:
+        assert self._wake is not None
+        timeout = self.config.scan_seconds
+        due = self.timers.next_due(self.runs)
+        if due is not None:
+            timeout = min(timeout, max(0.0, (due - _now()).total_seconds()))
+        if not self._wake.is_set() and timeout > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+        self._wake.clear()
+
+    async def _drain(self) -> None:
+        await self.executor.drain()
+        self.journal.flush()
+        self._finish_ready()
+
+    # -- scanning: new traversals, supersedes, cancels, deadlines -------------
+
+    def _scan(self, *, force: bool = False) -> None:
+        now = _now()
+        if not force and (now - self._last_scan).total_seconds() < self.config.scan_seconds:
+            return
+        self._last_scan = now
+        if (now - self._last_lease).total_seconds() > self.config.lease_seconds / 3:
+            self._renew_leases(now)
+        for traversal in self.store.active_traversals():
+            if traversal.id not in self.runs:
+                run = take_up(traversal, self.services, self.definitions, self.warm)
+                if run is not None:
+                    self.runs[run.id] = run
+                    self._hungry.add(run.id)
+                    self.timers.forget()
+        for run in list(self.runs.values()):
+            self._check_run(run, now)
+
+    def _check_run(self, run: TraversalRun, now: datetime) -> None:
+        stack = self.store.get_stack_by_id(run.stack.id)
+        if stack is None or stack.traversal_id != run.id:
+            run.tally.stopping = "superseded"
+            return
+        traversal = self.store.get_traversal(run.id)
+        if traversal is not None and traversal.status == "CANCELLED":
+            if run.tally.stopping != "cancelled":
+                run.tally.stopping = "cancelled"
+                count_nodes(run, self.store.list_nodes(run.id))
+            return
+        if run.deadline is not None and now >= run.deadline and run.tally.stopping is None:
+            run.tally.stopping = "timeout"
+
+    def _renew_leases(self, now: datetime) -> None:
+        self._last_lease = now
+        self.store.reclaim_expired(now)
+        until = now + timedelta(seconds=self.config.lease_seconds)
+        for (tid, key), _node in self._claimed.items():
+            self.journal.submit(tid, progress=[UpdateNode(tid, key, {"lease_until": until})])
+        self._hungry.update(self.runs)
+
+    # -- dispatch --------------------------------------------------------------
+
+    def _dispatch(self) -> None:
+        free = self.config.concurrency - self.executor.running
+        for run in list(self.runs.values()):
+            if free <= 0:
+                return
+            stopping = run.tally.stopping
+            if run.id not in self._hungry or (stopping is not None and stopping != "cancelled"):
+                continue
+            want = min(free, run.concurrency() - run.tally.inflight)
+            if want <= 0:
+                continue
+            until = _now() + timedelta(seconds=self.config.lease_seconds)
+            nodes = self.store.claim_ready(run.id, self.config.owner, want, until)
+            if len(nodes) < want:
+                self._hungry.discard(run.id)
+            for node in nodes:
+                self._spawn(run, node)
+            free -= len(nodes)
+
+    def _spawn(self, run: TraversalRun, node: NodeRecord) -> None:
+        run.tally.inflight += 1
+        self._claimed[(run.id, node.key)] = node
+        self.executor.submit((run.id, node.key), lambda: self._job(run, node))
+
+    async def _job(self, run: TraversalRun, node: NodeRecord) -> None:
+        try:
+            outcome = await self._execute(run, node)
+            if outcome is not None:
+                await self._record(run, node, outcome)
+        except StaleTraversal:
+            run.tally.stopping = "superseded"
+        except Exception:
+            # The store refused the outcome: this engine cannot make progress
+            # on the traversal. Its lease will lapse and another run retries.
+            _log.exception("traversal %s: cannot record %s", run.id, node.key)
+            run.tally.stopping = "broken"
+        finally:
+            run.tally.inflight -= 1
+            self._claimed.pop((run.id, node.key), None)
+            if self._wake is not None:
+                self._wake.set()
+
+    async def _execute(self, run: TraversalRun, node: NodeRecord) -> Outcome | None:
+        job = JOBS[node.kind]
+        slots = self._slots_for(run, node)
+        try:
+            if slots is None:
+                return await job(run, node)
+            async with slots:
+                return await job(run, node)
+        except StaleTraversal:
+            raise
+        except Exception as exc:  # a bug in a job: fail the node, keep the engine
+            reason = f"{type(exc).__name__}: {node.key}: {exc}"
+            return Outcome("failed", failure=(run.traversal.action, reason))
+
+    def _slots_for(self, run: TraversalRun, node: NodeRecord) -> asyncio.Semaphore | None:
+        if not self.config.per_type or node.resource_id is None:
+            return None
+        row = run.view.get(node.resource_id)
+        limit = None if row is None else self.config.per_type.get(row.type)
+        if row is None or limit is None:
+            return None
+        slots = self._type_slots.get(row.type)
+        if slots is None:
+            slots = self._type_slots[row.type] = asyncio.Semaphore(limit)
+        return slots
+
+    # -- recording outcomes ------------------------------------------------------
+
+    async def _record(self, run: TraversalRun, node: NodeRecord, outcome: Outcome) -> None:
+        progress = list(outcome.progress)
+        finished = 1
+        key = node.key
+        if outcome.state == "sleeping":
+            assert outcome.due_at is not None
+            payload = {**node.payload, "progress": outcome.resume}
+            fields = {"state": "sleeping", "lease_owner": None, "lease_until": None}
+            progress.append(UpdateNode(run.id, key, {**fields, "payload": payload}))
+            progress.append(AddTimer(run.id, key, outcome.due_at))
+            finished = 0
+        elif outcome.state == "done":
+            progress.append(UpdateNode(run.id, key, {"state": "done", "lease_owner": None}))
+            released = tuple(s for s in node.successors if s not in run.tally.skipped)
+            if released:
+                progress.append(ReleaseSuccessors(run.id, released))
+            if outcome.drifted is not None and run.tally.check_failed is None:
+                run.tally.check_failed = outcome.drifted
+        else:
+            progress.append(UpdateNode(run.id, key, {"state": "failed", "lease_owner": None}))
+            finished += self._skip_downstream(run, node, progress)
+            if run.tally.failure is None:
+                run.tally.failure = outcome.failure
+            if run.traversal.rollback_enabled and run.traversal.action in (
+                Action.CREATE,
+                Action.UPDATE,
+            ):
+                run.tally.stopping = run.tally.stopping or "rollback"
+        try:
+            await self.journal.write(run.id, outcome.facts, progress)
+        except StaleTraversal:
+            _apply_to_view(run, outcome.facts)  # facts were kept
+            raise
+        _apply_to_view(run, outcome.facts)
+        _apply_to_view(run, outcome.progress)
+        run.tally.remaining -= finished
+        if outcome.state == "done":
+            self._hungry.add(run.id)
+        else:
+            self.timers.hint(outcome.due_at)
+
+    def _skip_downstream(self, run: TraversalRun, node: NodeRecord, out: list[Change]) -> int:
+        """Mark every node that (transitively) needs ``node`` as skipped."""
+        if run.successors is None:
+            nodes = self.store.list_nodes(run.id)
+            run.successors = {n.key: tuple(n.successors) for n in nodes}
+        stack, skipped = list(node.successors), 0
+        while stack:
+            key = stack.pop()
+            if key in run.tally.skipped:
+                continue
+            run.tally.skipped.add(key)
+            out.append(UpdateNode(run.id, key, {"state": "skipped"}))
+            skipped += 1
+            stack.extend(run.successors.get(key, ()))
+        return skipped
+
+    # -- finishing ----------------------------------------------------------------
+
+    def _finish_ready(self) -> None:
+        for run in list(self.runs.values()):
+            tally = run.tally
+            if tally.inflight:
+                continue
+            if tally.stopping in ("superseded", "broken"):
+                del self.runs[run.id]
+            elif tally.stopping == "cancelled" and tally.remaining <= 0:
+                del self.runs[run.id]
+                self.store.apply([UpdateTraversal(run.id, {"finished_at": _now()})])
+            elif tally.remaining <= 0 or tally.stopping in ("timeout", "rollback"):
+                del self.runs[run.id]
+                finish(run, self._rollback)
+
+    def _rollback(self, stack_id: str) -> None:
+        stack = self.store.get_stack_by_id(stack_id)
+        if stack is None:
+            return
+        op = rollback_operation(self.store, self.registry, self.definitions, stack)
+        start_operation(self.store, op, self.warm)
+        self._scan(force=True)
+
+
+def _apply_to_view(run: TraversalRun, changes: list[Change]) -> None:
+    for c in changes:
+        if isinstance(c, UpdateResource):
+            run.view.update(c.resource_id, c.fields)
+        elif isinstance(c, DeleteResource):
+            run.view.remove(c.resource_id)

@@ -1,0 +1,99 @@
+"""Building a plan: decide every resource, then run the graph steps.
+
+:func:`steps` is the whole recipe for an operation graph, in order, like a
+Terraform graph builder's ``Steps()``; each entry is one small transform.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from convection.definition import StackDefinition
+from convection.plan.decide import Decisions, Stored, decide_all
+from convection.plan.digest import digests
+from convection.plan.model import Action, Change, NodeKind, Plan
+from convection.plan.opgraph import OpGraph, Transform
+from convection.plan.refine import TypeSchemas, refine
+from convection.plan.transform_nodes import AddActionNodes, AddCleanupNodes, AddUpdateNodes
+from convection.plan.transform_order import (
+    OrderByDependencies,
+    OrderCleanupAfterReplacement,
+    OrderCleanupAfterRequirers,
+    OrderCleanups,
+    OrderUpdates,
+)
+from convection.store.api import ResourceRecord
+
+
+def steps(
+    definition: StackDefinition | None,
+    stored: Stored,
+    records: Sequence[ResourceRecord],
+    decisions: Decisions,
+) -> list[Transform]:
+    return [
+        # Nodes first: every ordering transform below connects existing
+        # nodes only, so they must all be present.
+        AddUpdateNodes(decisions.changes, decisions.restores),
+        AddCleanupNodes(decisions.changes, decisions.deposed),
+        # Updates among themselves: dependencies before dependents.
+        OrderUpdates(definition),
+        # Cleanups after updates: the replacement exists, and everything
+        # that used the old version has moved off it, before it goes.
+        OrderCleanupAfterReplacement(),
+        OrderCleanupAfterRequirers(definition, stored.current),
+        # Cleanups among themselves, last: reverse dependency order, with a
+        # cycle check that needs every other edge already in place.
+        OrderCleanups(records),
+    ]
+
+
+def build_plan(
+    definition: StackDefinition | None,
+    stored: Sequence[ResourceRecord],
+    schemas: TypeSchemas | None = None,
+    *,
+    operation: str = "UPDATE",
+    rollback: bool = False,
+) -> Plan:
+    """Compare ``stored`` resource versions with ``definition`` and plan the
+    operation that converges the one to the other.
+
+    ``definition=None`` converges to an empty template: a stack delete, or
+    the rollback of a failed create. With ``schemas`` (resource type ->
+    plugin class), changes whose new values are known without running
+    anything are refined from "evaluate" to update, replace or noop, as a
+    preview shows them. ``rollback`` lets old versions be restored.
+    """
+    split = Stored.split(stored)
+    hashes = digests(definition) if definition is not None else {}
+    decisions = decide_all(definition, split, hashes, rollback=rollback)
+    if schemas is not None and definition is not None:
+        decisions = refine(definition, split, decisions, schemas, hashes)
+    g = OpGraph()
+    for step in steps(definition, split, stored, decisions):
+        step.apply(g)
+    g.check_acyclic()
+    return Plan(operation, decisions.changes, decisions.deposed, g.nodes, g.edges)
+
+
+_ACTIONS: Mapping[NodeKind, tuple[Action, bool]] = {
+    NodeKind.CHECK: (Action.CHECK, False),
+    NodeKind.SUSPEND: (Action.SUSPEND, True),
+    NodeKind.RESUME: (Action.RESUME, False),
+}
+
+
+def build_action_plan(kind: NodeKind, stored: Sequence[ResourceRecord]) -> Plan:
+    """A whole-stack check, suspend or resume over the current versions."""
+    action, reverse = _ACTIONS[kind]
+    rows = tuple(Stored.split(stored).current.values())
+    g = OpGraph()
+    for step in (AddActionNodes(kind, action, rows), OrderByDependencies(kind, rows, reverse)):
+        step.apply(g)
+    changes = tuple(_action_change(row, action) for row in rows)
+    return Plan(kind.value.upper(), changes, (), g.nodes, g.edges)
+
+
+def _action_change(row: ResourceRecord, action: Action) -> Change:
+    return Change(row.name, action, f"stack {action.word}", row.type, row.id)

@@ -1,0 +1,183 @@
+"""Per-resource decisions: what happens to each resource, and why.
+
+The rules, in the order they are tried (Heat's, see ``Resource._needs_update``
+and convergence's ``Stack._update_or_store_resources``):
+
+1. not stored: **create**; stored but never created (``INIT``): create on
+   the stored row;
+2. stored with another type, or FAILED, or unhealthy, or left IN_PROGRESS by
+   an interrupted operation: **replace**;
+3. rolling back, and an old version with exactly this definition still
+   exists: **restore** it;
+4. the definition's digest changed, or something it requires has a node or
+   an old version to clean up: **evaluate** (the job resolves the
+   properties and applies Heat's update-or-replace rule);
+5. otherwise **noop**, with no node at all.
+
+Stored resources missing from the definition are **deleted**; non-current
+versions are **deposed** (cleaned up). Decisions are made in dependency
+order, so rule 4 propagates down the graph in one O(V+E) pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from convection.definition import StackDefinition
+from convection.graph import Graph
+from convection.plan.model import Action, Change, Deposed
+from convection.states import Action as StateAction
+from convection.states import Status
+from convection.store.api import ResourceRecord
+
+#: Actions that give a resource an update node.
+NODE_ACTIONS = frozenset(
+    {Action.CREATE, Action.UPDATE, Action.EVALUATE, Action.REPLACE, Action.RESTORE}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """The stored versions of a stack's resources, split for planning."""
+
+    current: dict[str, ResourceRecord]
+    deposed: tuple[ResourceRecord, ...]
+
+    @classmethod
+    def split(cls, records: Sequence[ResourceRecord]) -> Stored:
+        """At most one current version per name (the newest); every other
+        version is deposed."""
+        current: dict[str, ResourceRecord] = {}
+        deposed: list[ResourceRecord] = []
+        for r in sorted(records, key=lambda r: r.id):
+            if not r.current:
+                deposed.append(r)
+                continue
+            older = current.get(r.name)
+            if older is not None:
+                deposed.append(older)
+            current[r.name] = r
+        return cls(current, tuple(sorted(deposed, key=lambda r: r.id)))
+
+
+def _replace_reason(row: ResourceRecord, new_type: str) -> str | None:
+    if row.type != new_type:
+        return f"type changed from {row.type} to {new_type}"
+    if row.unhealthy:
+        why = f": {row.status_reason}" if row.status_reason else ""
+        return f"marked unhealthy{why}"
+    if row.status == Status.FAILED:
+        return f"{row.action}_{row.status}"
+    if row.status == Status.IN_PROGRESS:
+        return f"{row.action} was interrupted"
+    return None
+
+
+def _restorable(stored: Stored, name: str, wanted: str) -> ResourceRecord | None:
+    """The newest old version of ``name`` built from exactly ``wanted``."""
+    for row in reversed(stored.deposed):
+        if (
+            row.name == name
+            and row.definition_hash == wanted
+            and (row.action, row.status) != (StateAction.INIT, Status.COMPLETE)
+            and row.status == Status.COMPLETE
+        ):
+            return row
+    return None
+
+
+class _Decider:
+    def __init__(self, stored: Stored, hashes: Mapping[str, str], rollback: bool) -> None:
+        self.stored = stored
+        self.hashes = hashes
+        self.rollback = rollback
+        self.restores: dict[str, int] = {}
+        #: Names with an old version that a dependent may still point at.
+        self.stale = {r.name for r in stored.deposed if r.replaced_by is not None}
+
+    def decide(self, definition: StackDefinition, name: str, moving: set[str]) -> Change:
+        r = definition.resources[name]
+        row = self.stored.current.get(name)
+        new_type = r.resolved_type
+        if row is None:
+            return self._create(name, new_type)
+        if row.action == StateAction.INIT:
+            return Change(name, Action.CREATE, "not created yet", new_type, row.id)
+        why = _replace_reason(row, new_type)
+        if why is not None:
+            return Change(name, Action.REPLACE, why, new_type, row.id)
+        if row.definition_hash != self.hashes[name]:
+            old = _restorable(self.stored, name, self.hashes[name]) if self.rollback else None
+            if old is not None:
+                self.restores[name] = old.id
+                return Change(name, Action.RESTORE, f"back to version {old.id}", new_type, row.id)
+            return Change(name, Action.EVALUATE, "definition changed", new_type, row.id)
+        changed = [d for d in r.requires if d in moving or d in self.stale]
+        if changed:
+            return Change(
+                name, Action.EVALUATE, f"{', '.join(changed)} may change", new_type, row.id
+            )
+        return Change(name, Action.NOOP, "unchanged", new_type, row.id)
+
+    def _create(self, name: str, new_type: str) -> Change:
+        if self.rollback:
+            old = _restorable(self.stored, name, self.hashes[name])
+            if old is not None:
+                self.restores[name] = old.id
+                return Change(name, Action.RESTORE, f"back to version {old.id}", new_type, None)
+        return Change(name, Action.CREATE, "new resource", new_type, None)
+
+
+@dataclass(frozen=True, slots=True)
+class Decisions:
+    changes: tuple[Change, ...]
+    deposed: tuple[Deposed, ...]
+    #: name -> the old version a RESTORE makes current again.
+    restores: Mapping[str, int]
+
+
+def decide_all(
+    definition: StackDefinition | None,
+    stored: Stored,
+    hashes: Mapping[str, str],
+    *,
+    rollback: bool = False,
+) -> Decisions:
+    """Decide every resource; ``definition=None`` means an empty template
+    (stack delete, or rolling back a failed create)."""
+    d = _Decider(stored, hashes, rollback)
+    changes: list[Change] = []
+    moving: set[str] = set()
+    if definition is not None:
+        for name in _order(definition):
+            change = d.decide(definition, name, moving)
+            if change.action in NODE_ACTIONS:
+                moving.add(name)
+            changes.append(change)
+    kept = definition.resources if definition is not None else {}
+    disabled = definition.disabled if definition is not None else frozenset()
+    for name, row in stored.current.items():
+        if name not in kept:
+            why = "its condition is false" if name in disabled else "not in the template"
+            changes.append(Change(name, Action.DELETE, why, row.type, row.id))
+    restored = set(d.restores.values())
+    deposed = tuple(
+        Deposed(r.name, r.id, r.type, _deposed_reason(r))
+        for r in stored.deposed
+        if r.id not in restored
+    )
+    return Decisions(tuple(changes), deposed, dict(d.restores))
+
+
+def _deposed_reason(row: ResourceRecord) -> str:
+    if row.replaced_by is not None:
+        return f"replaced by version {row.replaced_by}"
+    return f"left {row.action}_{row.status} by an unfinished operation"
+
+
+def _order(definition: StackDefinition) -> tuple[str, ...]:
+    """Dependency order, so a resource is decided after what it requires."""
+    resources = definition.resources
+    edges = [(name, dep) for name, r in resources.items() for dep in r.requires]
+    return Graph.build(resources, edges).topological_order()

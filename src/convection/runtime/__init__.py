@@ -1,0 +1,1 @@
+"""Where jobs run. The embedded default is the asyncio executor."""

@@ -1,0 +1,140 @@
+"""Records as Heat's API shows them: the dicts :mod:`convection.stacks` returns.
+
+Field names are Heat's (``stack_status``, ``resource_status_reason``,
+``output_key``...), so clients and scripts written for Heat read them as
+they are. Every secret is redacted here, at the boundary: hidden parameter
+values, outputs computed from secrets, and secret attributes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from convection.resources.registry import TypeRegistry
+from convection.states import state_name
+from convection.store.api import EventRecord, ResourceRecord, StackRecord, TemplateRecord
+
+#: Heat's mask for hidden values.
+MASK = "******"
+
+
+def iso(value: datetime | None) -> str | None:
+    """Heat's timestamps: ISO 8601, seconds, no offset (UTC)."""
+    return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def hidden_parameters(template: Mapping[str, Any]) -> frozenset[str]:
+    params = template.get("parameters") or {}
+    return frozenset(
+        name for name, spec in params.items() if isinstance(spec, dict) and spec.get("hidden")
+    )
+
+
+def parameter_view(stack: StackRecord, template: TemplateRecord | None) -> dict[str, Any]:
+    """Given values over template defaults, pseudo-parameters included,
+    hidden values masked."""
+    raw = template.template if template is not None else {}
+    out: dict[str, Any] = {
+        "OS::project_id": stack.project,
+        "OS::stack_id": stack.id,
+        "OS::stack_name": stack.name,
+    }
+    for name, spec in (raw.get("parameters") or {}).items():
+        if isinstance(spec, dict) and "default" in spec:
+            out[name] = spec["default"]
+    out.update(stack.parameters)
+    for name in hidden_parameters(raw):
+        if name in out:
+            out[name] = MASK
+    return out
+
+
+def output_view(output: Mapping[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in output.items() if k != "secret"}
+    if output.get("secret") and out.get("output_value") is not None:
+        out["output_value"] = MASK
+    return out
+
+
+def stack_summary(stack: StackRecord, template: TemplateRecord | None) -> dict[str, Any]:
+    raw = template.template if template is not None else {}
+    return {
+        "id": stack.id,
+        "stack_name": stack.name,
+        "project": stack.project,
+        "description": raw.get("description", ""),
+        "stack_status": state_name(stack.action, stack.status),
+        "stack_status_reason": stack.status_reason,
+        "creation_time": iso(stack.created_at),
+        "updated_time": iso(stack.updated_at),
+        "deletion_time": iso(stack.deleted_at),
+        "tags": list(stack.tags) or None,
+        "parent": stack.parent_id,
+    }
+
+
+def stack_detail(stack: StackRecord, template: TemplateRecord | None) -> dict[str, Any]:
+    out = stack_summary(stack, template)
+    out.update(
+        parameters=parameter_view(stack, template),
+        outputs=[output_view(o) for o in stack.outputs],
+        disable_rollback=stack.disable_rollback,
+        timeout_mins=stack.timeout_mins,
+        template_description=out["description"],
+    )
+    return out
+
+
+def required_by(rows: Iterable[ResourceRecord]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for r in rows:
+        for dep in r.requires:
+            out.setdefault(dep, []).append(r.name)
+    return out
+
+
+def resource_view(
+    row: ResourceRecord,
+    stack: StackRecord,
+    needed_by: list[str],
+    registry: TypeRegistry | None = None,
+    *,
+    detail: bool = False,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "resource_name": row.name,
+        "logical_resource_id": row.name,
+        "physical_resource_id": row.physical_id or "",
+        "resource_type": row.type,
+        "resource_status": state_name(row.action, row.status),
+        "resource_status_reason": row.status_reason,
+        "required_by": sorted(needed_by),
+        "creation_time": iso(row.created_at),
+        "updated_time": iso(row.updated_at),
+        "stack_name": stack.name,
+        "stack_identity": stack.id,
+    }
+    if detail:
+        out["attributes"] = _attributes(row, registry)
+    return out
+
+
+def _attributes(row: ResourceRecord, registry: TypeRegistry | None) -> dict[str, Any]:
+    plugin = registry.get(row.type) if registry is not None else None
+    secret = plugin.secret_attributes if plugin is not None else frozenset()
+    return {k: MASK if k in secret and v is not None else v for k, v in row.attributes.items()}
+
+
+def event_view(event: EventRecord) -> dict[str, Any]:
+    return {
+        "id": event.uuid,
+        "event_time": iso(event.timestamp),
+        "resource_name": event.resource_name,
+        "logical_resource_id": event.resource_name,
+        "physical_resource_id": event.physical_resource_id or "",
+        "resource_type": event.resource_type,
+        "resource_status": state_name(event.action, event.status),
+        "resource_status_reason": event.reason,
+    }

@@ -1,0 +1,527 @@
+"""Stacks, as a Python API: the operations the CLI and the REST API call.
+
+This is the one place that decides whether an operation is legal, and the
+only caller of the store outside the engine. Each operation compiles what
+it is given, plans against the stored resources, and starts a traversal;
+the engine does the work (``run_engine`` / ``wait`` run it in this process).
+Results are dicts with Heat's API field names, with every secret redacted.
+
+Legality follows Heat's convergence engine: an update or a delete of a
+stack that is still in progress supersedes the running operation; a
+suspended or deleting stack cannot be updated; cancel needs an update (or,
+without rollback, a create) in progress.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from convection.compiler import Compiled, StackIdentity, StackInputs, compile_stack
+from convection.engine import EngineConfig
+from convection.engine.context import EngineContext
+from convection.engine.journal import Journal
+from convection.engine.operations import Operation, Warm, rollback_operation, start_operation
+from convection.engine.templates import Definitions
+from convection.engine.view import StackView
+from convection.engine.walker import Engine
+from convection.errors import Conflict, InvalidInput, NotFound
+from convection.hot.loader import Document, SourceMap
+from convection.hot.parameters import changed_immutable, immutable_error
+from convection.limits import DEFAULT_LIMITS, Limits
+from convection.plan import NodeKind, Plan, build_action_plan, build_plan, preview
+from convection.resources.api import ActionNotSupported, ResourceFailure
+from convection.resources.registry import TypeRegistry, default_registry
+from convection.stack_views import (
+    event_view,
+    output_view,
+    required_by,
+    resource_view,
+    stack_detail,
+    stack_summary,
+)
+from convection.states import Action, Status
+from convection.store.api import (
+    AppendEvent,
+    Change,
+    ConsumeSignal,
+    StackRecord,
+    Store,
+    UpdateNode,
+    UpdateResource,
+    UpdateStack,
+    UpdateTraversal,
+)
+
+#: What the read methods return (an alias: ``Stacks.list`` shadows ``list``).
+Dicts = list[dict[str, Any]]
+Changes = list[Change]
+
+#: Heat's stack action timeout when none is given (minutes).
+DEFAULT_TIMEOUT_MINS = 60
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StacksConfig:
+    limits: Limits = DEFAULT_LIMITS
+    engine: EngineConfig = field(default_factory=EngineConfig)
+    default_timeout_mins: int = DEFAULT_TIMEOUT_MINS
+
+
+class Stacks:
+    """The stack service over one store."""
+
+    def __init__(
+        self,
+        store: Store,
+        registry: TypeRegistry | None = None,
+        *,
+        config: StacksConfig | None = None,
+    ) -> None:
+        self.store = store
+        self.registry = registry if registry is not None else default_registry()
+        self.config = config or StacksConfig()
+        self._definitions = Definitions()
+        self._warm = Warm()
+        self._engine: Engine | None = None
+
+    # -- create, update, preview ---------------------------------------------
+
+    def create(
+        self,
+        project: str,
+        name: str,
+        inputs: StackInputs,
+        *,
+        timeout_mins: int | None = None,
+        enable_rollback: bool = False,
+        tags: Sequence[str] = (),
+    ) -> dict[str, Any]:
+        """Start creating a stack; returns its identity (``id``, ``stack_name``)."""
+        if self.store.get_stack(project, name) is not None:
+            raise Conflict(f"The Stack ({name}) already exists.")
+        stack_id = str(uuid.uuid4())
+        compiled = self._compile(inputs, StackIdentity(name, stack_id, project))
+        template_id = self._put_template(inputs, compiled, stack_id)
+        timeout = timeout_mins or self.config.default_timeout_mins
+        stack = StackRecord(
+            id=stack_id,
+            project=project,
+            name=name,
+            action=Action.CREATE,
+            status=Status.IN_PROGRESS,
+            template_id=template_id,
+            parameters=dict(compiled.environment.parameters),
+            disable_rollback=not enable_rollback,
+            timeout_mins=timeout,
+            tags=list(tags),
+        )
+        self.store.create_stack(stack)
+        plan = build_plan(compiled.definition, [], self.registry, operation=Action.CREATE)
+        op = Operation(
+            stack=stack,
+            action=Action.CREATE,
+            plan=plan,
+            definition=compiled.definition,
+            stored=[],
+            template_id=template_id,
+            rollback_enabled=enable_rollback,
+            timeout_mins=timeout,
+        )
+        start_operation(self.store, op, self._warm)
+        return {"id": stack_id, "stack_name": name}
+
+    def update(
+        self,
+        project: str,
+        name_or_id: str,
+        inputs: StackInputs | None,
+        *,
+        existing: bool = False,
+        clear_parameters: Sequence[str] = (),
+        rollback: bool | None = None,
+        timeout_mins: int | None = None,
+        tags: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """Start updating a stack. ``existing`` is Heat's PATCH update: the
+        stored template, environment and parameters are reused, the given
+        ones merged over them, and ``clear_parameters`` dropped. An update
+        of a stack still in progress supersedes that operation."""
+        stack = self._live(project, name_or_id)
+        self._check_updatable(stack)
+        merged = self._update_inputs(stack, inputs, existing, clear_parameters)
+        identity = StackIdentity(stack.name, stack.id, stack.project)
+        compiled = self._compile(merged, identity)
+        self._check_immutable(stack, compiled)
+        template_id = self._put_template(merged, compiled, stack.id)
+        stored = self.store.list_resources(stack.id)
+        plan = build_plan(compiled.definition, stored, self.registry, operation=Action.UPDATE)
+        enabled = (not stack.disable_rollback) if rollback is None else rollback
+        timeout = timeout_mins or stack.timeout_mins or self.config.default_timeout_mins
+        fields: dict[str, Any] = {
+            "parameters": dict(compiled.environment.parameters),
+            "disable_rollback": not enabled,
+            "timeout_mins": timeout,
+        }
+        if tags is not None:
+            fields["tags"] = list(tags)
+        op = Operation(
+            stack=stack,
+            action=Action.UPDATE,
+            plan=plan,
+            definition=compiled.definition,
+            stored=stored,
+            template_id=template_id,
+            rollback_enabled=enabled,
+            timeout_mins=timeout,
+            stack_fields=fields,
+        )
+        start_operation(self.store, op, self._warm)
+        return {"id": stack.id, "stack_name": stack.name}
+
+    def preview_create(self, project: str, name: str, inputs: StackInputs) -> dict[str, Dicts]:
+        """What a create would do, in Heat's preview shape (all "added")."""
+        compiled = self._compile(inputs, StackIdentity(name, "None", project))
+        plan = build_plan(compiled.definition, [], self.registry, operation=Action.CREATE)
+        return preview(plan, compiled.definition, [], stack_name=name)
+
+    def preview_update(
+        self,
+        project: str,
+        name_or_id: str,
+        inputs: StackInputs | None,
+        *,
+        existing: bool = False,
+        clear_parameters: Sequence[str] = (),
+    ) -> dict[str, Dicts]:
+        """Heat's ``preview_update_stack``: unchanged, updated, replaced,
+        added and deleted resources, each with the reason."""
+        stack = self._live(project, name_or_id)
+        merged = self._update_inputs(stack, inputs, existing, clear_parameters)
+        compiled = self._compile(merged, StackIdentity(stack.name, stack.id, stack.project))
+        self._check_immutable(stack, compiled)
+        stored = self.store.list_resources(stack.id)
+        plan = build_plan(compiled.definition, stored, self.registry, operation=Action.UPDATE)
+        return preview(plan, compiled.definition, stored, stack_name=stack.name, stack_id=stack.id)
+
+    def plan_update(
+        self,
+        project: str,
+        name_or_id: str,
+        inputs: StackInputs | None,
+        *,
+        existing: bool = False,
+    ) -> Plan:
+        """The plan itself (for ``--dry-run`` renderings)."""
+        stack = self._live(project, name_or_id)
+        merged = self._update_inputs(stack, inputs, existing, ())
+        compiled = self._compile(merged, StackIdentity(stack.name, stack.id, stack.project))
+        stored = self.store.list_resources(stack.id)
+        return build_plan(compiled.definition, stored, self.registry, operation=Action.UPDATE)
+
+    # -- delete, cancel, rollback, check, suspend, resume ---------------------------
+
+    def delete(self, project: str, name_or_id: str) -> None:
+        """Start deleting a stack; a running operation is superseded."""
+        stack = self._live(project, name_or_id)
+        stored = self.store.list_resources(stack.id)
+        plan = build_plan(None, stored, operation=Action.DELETE)
+        op = Operation(
+            stack=stack,
+            action=Action.DELETE,
+            plan=plan,
+            definition=None,
+            stored=stored,
+            template_id=stack.template_id,
+            timeout_mins=stack.timeout_mins,
+        )
+        start_operation(self.store, op, self._warm)
+
+    def cancel_update(self, project: str, name_or_id: str, *, rollback: bool = True) -> None:
+        """Heat's ``stack cancel``: with rollback, roll the update back now;
+        without, start nothing new and let what runs finish (the stack ends
+        ``<ACTION>_FAILED``, "Stack UPDATE cancelled")."""
+        stack = self._live(project, name_or_id)
+        allowed = (Action.UPDATE,) if rollback else (Action.UPDATE, Action.CREATE)
+        if stack.status != Status.IN_PROGRESS or stack.action not in allowed:
+            state = f"{stack.action}_{stack.status}"
+            raise Conflict(f"Cancelling update when stack is {state} is not supported.")
+        if rollback:
+            op = rollback_operation(self.store, self.registry, self._definitions, stack)
+            start_operation(self.store, op, self._warm)
+            return
+        self._stop_traversal(stack, f"Stack {stack.action} cancelled")
+
+    def rollback(self, project: str, name_or_id: str) -> None:
+        """Converge back to the last template the stack reached."""
+        stack = self._live(project, name_or_id)
+        op = rollback_operation(self.store, self.registry, self._definitions, stack)
+        start_operation(self.store, op, self._warm)
+
+    def check(self, project: str, name_or_id: str) -> None:
+        self._whole_stack(project, name_or_id, NodeKind.CHECK, Action.CHECK)
+
+    def suspend(self, project: str, name_or_id: str) -> None:
+        self._whole_stack(project, name_or_id, NodeKind.SUSPEND, Action.SUSPEND)
+
+    def resume(self, project: str, name_or_id: str) -> None:
+        self._whole_stack(project, name_or_id, NodeKind.RESUME, Action.RESUME)
+
+    def mark_unhealthy(
+        self,
+        project: str,
+        name_or_id: str,
+        resource: str,
+        reason: str = "",
+        *,
+        unhealthy: bool = True,
+    ) -> None:
+        """Heat's ``resource mark unhealthy``: the resource goes CHECK_FAILED
+        (and is replaced by the next update); unmarking makes it
+        CHECK_COMPLETE again."""
+        stack = self._live(project, name_or_id)
+        row = self._resource_row(stack, resource)
+        if not unhealthy and not row.unhealthy and row.status != Status.FAILED:
+            return
+        status = Status.FAILED if unhealthy else Status.COMPLETE
+        why = reason or "state changed by resource_mark_unhealthy api"
+        fields = {
+            "unhealthy": unhealthy,
+            "action": Action.CHECK,
+            "status": status,
+            "status_reason": why,
+        }
+        event = AppendEvent(
+            stack.id, row.name, row.type, row.physical_id, Action.CHECK, status, why
+        )
+        self.store.apply([UpdateResource(row.id, fields), event])
+
+    def signal(self, project: str, name_or_id: str, resource: str, data: Mapping[str, Any]) -> int:
+        """Deliver a signal to a resource's plugin (Heat's ``resource
+        signal``); it is stored first, so it is on record even if delivery
+        fails. Returns the signal's id."""
+        stack = self._live(project, name_or_id)
+        row = self._resource_row(stack, resource)
+        plugin_cls = self.registry.get(row.type)
+        if plugin_cls is None:
+            raise NotFound("Resource Type", row.type)
+        signal_id = self.store.add_signal(stack.id, resource, dict(data))
+
+        async def deliver() -> None:
+            ctx = EngineContext(
+                row,
+                stack_name=stack.name,
+                action="SIGNAL",
+                operation_id=f"signal:{signal_id}",
+                journal=Journal(self.store),
+                view=StackView([row]),
+            )
+            await plugin_cls().signal(ctx, row.properties, dict(data))
+
+        try:
+            asyncio.run(deliver())
+        except ActionNotSupported as exc:
+            raise Conflict(f"Resource {resource} ({row.type}) does not accept signals.") from exc
+        except ResourceFailure as exc:
+            raise InvalidInput.single(exc.message) from exc
+        event = AppendEvent(
+            stack.id, row.name, row.type, row.physical_id, "SIGNAL", "COMPLETE", "Signal received"
+        )
+        self.store.apply([ConsumeSignal(signal_id), event])
+        return signal_id
+
+    # -- reads ---------------------------------------------------------------------
+
+    def list(self, project: str | None = None, *, include_deleted: bool = False) -> Dicts:
+        stacks = self.store.list_stacks(project, include_deleted=include_deleted)
+        return [stack_summary(s, None) for s in stacks]
+
+    def show(self, project: str, name_or_id: str) -> dict[str, Any]:
+        stack = self._get(project, name_or_id)
+        template = self.store.get_template(stack.template_id) if stack.template_id else None
+        return stack_detail(stack, template)
+
+    def resources(self, project: str, name_or_id: str) -> Dicts:
+        stack = self._get(project, name_or_id)
+        rows = self.store.list_resources(stack.id, current_only=True)
+        needed = required_by(rows)
+        return [resource_view(r, stack, needed.get(r.name, [])) for r in rows]
+
+    def resource(self, project: str, name_or_id: str, resource: str) -> dict[str, Any]:
+        stack = self._get(project, name_or_id)
+        row = self._resource_row(stack, resource)
+        rows = self.store.list_resources(stack.id, current_only=True)
+        needed = required_by(rows).get(row.name, [])
+        return resource_view(row, stack, needed, self.registry, detail=True)
+
+    def events(
+        self,
+        project: str,
+        name_or_id: str,
+        *,
+        resource_name: str | None = None,
+        limit: int | None = None,
+    ) -> Dicts:
+        stack = self._get(project, name_or_id)
+        found = self.store.list_events(stack.id, resource_name=resource_name, limit=limit)
+        return [event_view(e) for e in found]
+
+    def outputs(self, project: str, name_or_id: str) -> Dicts:
+        stack = self._get(project, name_or_id)
+        return [output_view(o) for o in stack.outputs]
+
+    def output(self, project: str, name_or_id: str, key: str) -> dict[str, Any]:
+        for o in self.outputs(project, name_or_id):
+            if o["output_key"] == key:
+                return o
+        raise NotFound("output", key)
+
+    # -- running the engine here ---------------------------------------------------
+
+    @property
+    def engine(self) -> Engine:
+        if self._engine is None:
+            self._engine = Engine(
+                self.store,
+                self.registry,
+                self.config.engine,
+                definitions=self._definitions,
+                warm=self._warm,
+            )
+        return self._engine
+
+    def run_engine(
+        self, *, until: Callable[[], bool] | None = None, timeout: float | None = None
+    ) -> None:
+        """Run the embedded engine until ``until()`` holds or nothing is
+        active; running jobs finish before it returns."""
+        work = self.engine.run(until=until)
+        asyncio.run(work if timeout is None else asyncio.wait_for(work, timeout))
+
+    def wait(
+        self, stack_id: str, *, until_idle: bool = False, timeout: float | None = None
+    ) -> dict[str, Any]:
+        """Run the engine until the stack's operation (and any rollback it
+        starts) has ended, or with ``until_idle`` until nothing is active;
+        returns the stack as ``show`` does."""
+        stack = self.store.get_stack_by_id(stack_id)
+        if stack is None:
+            raise NotFound("stack", stack_id)
+
+        def settled() -> bool:
+            if any(run.stack.id == stack_id for run in self.engine.runs.values()):
+                return False  # still running here: no need to ask the store
+            now = self.store.get_stack_by_id(stack_id)
+            return now is None or now.status != Status.IN_PROGRESS
+
+        self.run_engine(until=None if until_idle else settled, timeout=timeout)
+        return self.show(stack.project, stack_id)
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _get(self, project: str, name_or_id: str) -> StackRecord:
+        stack = self.store.get_stack(project, name_or_id)
+        if stack is None:
+            raise NotFound("Stack", name_or_id)
+        return stack
+
+    def _live(self, project: str, name_or_id: str) -> StackRecord:
+        stack = self._get(project, name_or_id)
+        if stack.deleted_at is not None:
+            raise NotFound("Stack", name_or_id)
+        return stack
+
+    def _resource_row(self, stack: StackRecord, name: str) -> Any:
+        for row in self.store.list_resources(stack.id, current_only=True):
+            if row.name == name:
+                return row
+        raise NotFound("Resource", name)
+
+    def _compile(self, inputs: StackInputs, identity: StackIdentity) -> Compiled:
+        return compile_stack(
+            inputs, identity=identity, catalog=self.registry.catalog(), limits=self.config.limits
+        )
+
+    def _put_template(self, inputs: StackInputs, compiled: Compiled, stack_id: str) -> int:
+        template_id = self.store.put_template(
+            dict(inputs.template.data), compiled.environment.env_as_dict(), dict(inputs.files)
+        )
+        self._definitions.put(template_id, stack_id, compiled.definition)
+        return template_id
+
+    def _check_updatable(self, stack: StackRecord) -> None:
+        if stack.action == Action.SUSPEND:
+            raise Conflict("Updating a stack when it is suspended is not supported.")
+        if stack.action == Action.DELETE:
+            raise Conflict("Updating a stack when it is deleting is not supported.")
+
+    def _check_immutable(self, stack: StackRecord, compiled: Compiled) -> None:
+        new = compiled.definition.parameters
+        if stack.template_id is None or not any(new.is_immutable(n) for n in new.names()):
+            return
+        old = self._definitions.get(self.store, self.registry, stack, stack.template_id)
+        if old is None:
+            return
+        changed = changed_immutable(old.parameters, new)
+        if changed:
+            raise InvalidInput.single(immutable_error(changed))
+
+    def _update_inputs(
+        self,
+        stack: StackRecord,
+        inputs: StackInputs | None,
+        existing: bool,
+        clear: Sequence[str],
+    ) -> StackInputs:
+        if not existing:
+            if inputs is None:
+                raise InvalidInput.single("A template is required unless the update is a PATCH")
+            return inputs
+        if stack.template_id is None:
+            raise InvalidInput.single("The stack has no stored template to reuse")
+        stored = self.store.get_template(stack.template_id)
+        env = {k: v for k, v in stored.environment.items() if k != "parameters"}
+        params = {k: v for k, v in stack.parameters.items() if k not in set(clear)}
+        params.update(inputs.parameters if inputs is not None else {})
+        template = inputs.template if inputs is not None else _document(stored.template, "template")
+        files = {**stored.files, **(inputs.files if inputs is not None else {})}
+        envs = (_document(env, "environment"), *(inputs.environments if inputs else ()))
+        return StackInputs(template, envs, files, params)
+
+    def _whole_stack(self, project: str, name_or_id: str, kind: NodeKind, action: str) -> None:
+        stack = self._live(project, name_or_id)
+        if stack.status == Status.IN_PROGRESS:
+            raise Conflict(
+                f"Stack {stack.name} already has an action ({stack.action}) in progress."
+            )
+        stored = self.store.list_resources(stack.id)
+        op = Operation(
+            stack=stack,
+            action=action,
+            plan=build_action_plan(kind, stored),
+            definition=None,
+            stored=stored,
+            template_id=stack.template_id,
+            timeout_mins=stack.timeout_mins,
+        )
+        start_operation(self.store, op, self._warm)
+
+    def _stop_traversal(self, stack: StackRecord, reason: str) -> None:
+        """Heat's ``stop_traversal``: nothing new starts; what runs finishes."""
+        if stack.traversal_id is None:
+            return
+        changes: Changes = [
+            UpdateTraversal(stack.traversal_id, {"status": "CANCELLED"}),
+            UpdateStack(stack.id, {"status": Status.FAILED, "status_reason": reason}),
+        ]
+        for node in self.store.list_nodes(stack.traversal_id):
+            if node.state in ("waiting", "ready"):
+                changes.append(UpdateNode(stack.traversal_id, node.key, {"state": "skipped"}))
+        self.store.apply(changes)
+
+
+def _document(data: dict[str, Any], name: str) -> Document:
+    return Document(name, data, SourceMap(name))

@@ -1,0 +1,135 @@
+"""Rollback, cancel, timeout and superseding an operation in progress."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from convection.store.api import UpdateTraversal
+
+TWO = """
+resources:
+  a: {type: Test::Rec, properties: {value: one}}
+  b: {type: Test::Rec, properties: {value: {get_resource: a}}}
+"""
+
+SLOW = """
+resources:
+  fast: {type: Test::Rec, properties: {value: v}}
+  slow: {type: Test::Rec, properties: {value: v, wait: 30}}
+"""
+
+
+def test_failed_create_rolls_back_to_nothing(env: Any) -> None:
+    env.rec.fail[("create", "b")] = "no"
+    env.create(TWO, enable_rollback=True)
+    shown = env.wait()
+    assert (shown["stack_status"], shown["stack_status_reason"]) == (
+        "ROLLBACK_COMPLETE",
+        "Stack ROLLBACK completed successfully",
+    )
+    assert env.resources() == {}
+    assert env.rec.ops("create", "delete") == [
+        ("create", "a"),
+        ("create", "b"),
+        ("delete", "b"),
+        ("delete", "a"),
+    ]
+    statuses = [
+        e["resource_status"] for e in env.stacks.events("p", "s") if e["resource_name"] == "s"
+    ]
+    assert statuses == [
+        "CREATE_IN_PROGRESS",
+        "CREATE_FAILED",
+        "ROLLBACK_IN_PROGRESS",
+        "ROLLBACK_COMPLETE",
+    ]
+
+
+def test_failed_update_rolls_back_and_restores_the_replaced_resource(env: Any) -> None:
+    env.create(TWO)
+    env.wait()
+    before = env.resources()
+    env.rec.fail[("update", "b")] = "refused"
+    env.rec.calls.clear()
+    env.update(TWO.replace("value: one", "value: one, fixed: new"), rollback=True)
+    shown = env.wait()
+    assert shown["stack_status"] == "ROLLBACK_COMPLETE"
+    after = env.resources()
+    # The original a came back: same physical resource, nothing re-created.
+    assert after["a"]["physical_resource_id"] == before["a"]["physical_resource_id"]
+    # b failed its update, so (as in Heat) rollback replaces it.
+    calls = env.rec.ops("create", "delete")
+    assert calls[:2] == [("create", "a"), ("create", "b")]
+    assert sorted(calls[2:]) == [("delete", "a"), ("delete", "b")]
+    stack_id = env.store.get_stack("p", "s").id
+    assert sorted(r.name for r in env.store.list_resources(stack_id)) == ["a", "b"]
+
+
+def test_update_failure_without_rollback_leaves_the_stack_failed(env: Any) -> None:
+    env.create(TWO)
+    env.wait()
+    env.rec.fail[("update", "a")] = "nope"
+    env.update(TWO.replace("value: one", "value: two"))
+    assert env.status() == ("UPDATE_IN_PROGRESS", "Stack UPDATE started")
+    assert env.wait()["stack_status_reason"] == ("Resource UPDATE failed: Error: resources.a: nope")
+
+
+def _in_progress(env: Any, resource: str) -> bool:
+    return str(env.resource_status(resource)).endswith("_IN_PROGRESS")
+
+
+def test_cancel_with_rollback(env: Any) -> None:
+    env.create(TWO)
+    env.wait()
+    env.update(SLOW)
+    env.run_until(lambda: _in_progress(env, "slow"))
+    env.stacks.cancel_update("p", "s", rollback=True)
+    shown = env.wait()
+    assert shown["stack_status"] == "ROLLBACK_COMPLETE"
+    assert set(env.resources()) == {"a", "b"}
+
+
+def test_cancel_without_rollback_stops_starting_work(env: Any) -> None:
+    text = SLOW + "  after: {type: Test::Rec, properties: {value: {get_resource: slow}}}\n"
+    env.create(text)
+    env.run_until(lambda: _in_progress(env, "slow"))
+    env.stacks.cancel_update("p", "s", rollback=False)
+    assert env.status() == ("CREATE_FAILED", "Stack CREATE cancelled")
+    env.wait()
+    assert env.resource_status("after") == "INIT_COMPLETE"
+    assert ("create", "after") not in env.rec.calls
+
+
+def test_timeout_fails_the_stack(env: Any) -> None:
+    stack_id = env.create(SLOW, timeout_mins=5)
+    traversal_id = env.store.get_stack_by_id(stack_id).traversal_id
+    env.store.apply([UpdateTraversal(traversal_id, {"deadline": datetime.now(UTC)})])
+    shown = env.wait()
+    assert (shown["stack_status"], shown["stack_status_reason"]) == ("CREATE_FAILED", "Timed out")
+
+
+def test_update_supersedes_an_update_in_progress(env: Any) -> None:
+    env.create(SLOW)
+    env.run_until(lambda: _in_progress(env, "slow"))
+    env.update(SLOW.replace("wait: 30", "wait: 0"))
+    shown = env.wait()
+    assert shown["stack_status"] == "UPDATE_COMPLETE"
+    res = env.resources()
+    assert {r["resource_status"] for r in res.values()} <= {"CREATE_COMPLETE", "UPDATE_COMPLETE"}
+    stack_id = env.store.get_stack("p", "s").id
+    rows = env.store.list_resources(stack_id)
+    assert sorted(r.name for r in rows) == ["fast", "slow"]
+    # The interrupted create was replaced: created twice, the first deleted.
+    assert env.rec.ops("create", "delete").count(("create", "slow")) == 2
+    assert ("delete", "slow") in env.rec.calls
+
+
+def test_delete_supersedes_a_create_in_progress(env: Any) -> None:
+    env.create(SLOW)
+    env.run_until(lambda: _in_progress(env, "slow"))
+    env.stacks.delete("p", "s")
+    shown = env.wait()
+    assert shown["stack_status"] == "DELETE_COMPLETE"
+    assert env.stacks.list("p") == []
+    assert sorted(env.rec.ops("delete")) == [("delete", "fast"), ("delete", "slow")]
