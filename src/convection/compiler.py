@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from convection._gc import collector_paused
 from convection.definition import StackDefinition, TypeCatalog, build_definition
 from convection.diagnostics import Diagnostic, Diagnostics
 from convection.errors import InvalidInput, LimitExceeded
@@ -103,6 +104,25 @@ def load_environment(
 
 
 def compile_stack(
+    inputs: StackInputs,
+    *,
+    identity: StackIdentity = VALIDATION_IDENTITY,
+    catalog: TypeCatalog | None = None,
+    strict: bool = True,
+    limits: Limits = DEFAULT_LIMITS,
+) -> Compiled:
+    """Run every phase; raise :class:`InvalidInput` listing all errors.
+
+    ``strict=False`` is template-validate mode, as Heat's: parameter values
+    need not be supplied and are not checked against constraints.
+    """
+    with collector_paused():  # see convection._gc: compiling makes no cycles
+        return _compile_stack(
+            inputs, identity=identity, catalog=catalog, strict=strict, limits=limits
+        )
+
+
+def _compile_stack(
     inputs: StackInputs,
     *,
     identity: StackIdentity = VALIDATION_IDENTITY,

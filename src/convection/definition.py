@@ -83,6 +83,22 @@ class StackDefinition:
     disabled: frozenset[str] = field(default_factory=frozenset)
 
 
+class _Lookups:
+    """A catalog asked once per type name: a template names few types, many
+    times over (every resource, every ``get_attr``)."""
+
+    __slots__ = ("catalog", "found")
+
+    def __init__(self, catalog: TypeCatalog) -> None:
+        self.catalog = catalog
+        self.found: dict[str, TypeInfo | None] = {}
+
+    def lookup(self, type_name: str) -> TypeInfo | None:
+        if type_name not in self.found:
+            self.found[type_name] = self.catalog.lookup(type_name)
+        return self.found[type_name]
+
+
 class _Scope:
     """The static view functions validate against."""
 
@@ -135,6 +151,8 @@ class _Builder:
         self.catalog = catalog
         self.diags = Diagnostics()
         self.conditions = Conditions(template.conditions, params.value)
+        #: Expansion problems already reported: many ``if`` share one condition.
+        self.unexpanded: set[tuple[str, Path]] = set()
 
     def error(self, message: str, path: Path) -> None:
         self.diags.add(self.t.source.diagnostic(message, path))
@@ -148,8 +166,24 @@ class _Builder:
             self.error(str(exc), path)
         return False
 
-    def expand(self, snippet: Any) -> Any:
-        return functions.expand(snippet, self.conditions)
+    def expand(self, snippet: Any, path: Path) -> Any:
+        """Expand the macros in ``snippet`` (found at ``path``).
+
+        A condition an ``if`` needs may fail to evaluate (a parameter with no
+        value, a broken definition). That is reported once, where the
+        condition went wrong, and the snippet stays unexpanded so the rest of
+        the template is still checked.
+        """
+        try:
+            return functions.expand(snippet, self.conditions)
+        except ExpressionError as exc:
+            problem = (exc.message, exc.path or path)
+        except ConvectionError as exc:
+            problem = (str(exc), path)
+        if problem not in self.unexpanded:
+            self.unexpanded.add(problem)
+            self.error(*problem)
+        return snippet
 
     def deletion_policy(self, snippet: ResourceSnippet) -> str:
         raw = snippet.deletion_policy
@@ -157,7 +191,7 @@ class _Builder:
             return "Delete"
         path = (*snippet.path, "deletion_policy")
         try:
-            value = functions.resolve(self.expand(raw), self.conditions)
+            value = functions.resolve(functions.expand(raw, self.conditions), self.conditions)
         except ConvectionError as exc:
             self.error(str(exc), path)
             return "Delete"
@@ -168,8 +202,8 @@ class _Builder:
         return _POLICY_NAMES.get(value, value)
 
     def resource(self, s: ResourceSnippet, enabled: Collection[str]) -> ResourceDefinition:
-        properties = self.expand(s.properties)
-        metadata = self.expand(s.metadata)
+        properties = self.expand(s.properties, (*s.path, "properties"))
+        metadata = self.expand(s.metadata, (*s.path, "metadata"))
         for dep in s.depends_on:
             if dep not in enabled:
                 self.error(
@@ -188,9 +222,9 @@ class _Builder:
             depends_on=s.depends_on,
             requires=tuple(sorted(requires)),
             deletion_policy=self.deletion_policy(s),
-            update_policy=self.expand(s.update_policy),
+            update_policy=self.expand(s.update_policy, (*s.path, "update_policy")),
             description=s.description,
-            external_id=self.expand(s.external_id),
+            external_id=self.expand(s.external_id, (*s.path, "external_id")),
             path=s.path,
         )
 
@@ -203,7 +237,7 @@ class _Builder:
 
     def output(self, o: OutputSnippet) -> OutputDefinition:
         on = self.enabled(o.condition, (*o.path, "condition"))
-        value = self.expand(o.value) if on else None
+        value = self.expand(o.value, (*o.path, "value")) if on else None
         return OutputDefinition(o.name, value, o.description, o.path)
 
 
@@ -228,9 +262,10 @@ def build_definition(
     resources = {n: b.resource(template.resources[n], enabled_set) for n in enabled}
     outputs = {n: b.output(o) for n, o in template.outputs.items()}
     types = {n: r.resolved_type for n, r in resources.items()}
-    scope = _Scope(template, enabled_set, catalog, types)
+    lookups = None if catalog is None else _Lookups(catalog)
+    scope = _Scope(template, enabled_set, lookups, types)
     _validate_functions(b, scope, resources.values(), outputs.values())
-    _validate_types(b, resources.values())
+    _validate_types(b, lookups, resources.values())
     definition = StackDefinition(
         template=template,
         environment=environment,
@@ -279,14 +314,16 @@ def _validate_functions(
         b.diags.add(d if d.mark is not None else replace(d, mark=b.t.source.mark(d.path)))
 
 
-def _validate_types(b: _Builder, resources: Iterable[ResourceDefinition]) -> None:
-    if b.catalog is None:
+def _validate_types(
+    b: _Builder, lookups: _Lookups | None, resources: Iterable[ResourceDefinition]
+) -> None:
+    if lookups is None:
         return
     sub = Diagnostics()
     for r in resources:
-        info = b.catalog.lookup(r.resolved_type)
+        info = lookups.lookup(r.resolved_type)
         if info is None:
-            hint = _did_you_mean(r.type, b.catalog)
+            hint = _did_you_mean(r.type, lookups.catalog)
             b.error(f"The Resource Type ({r.type}) could not be found.{hint}", (*r.path, "type"))
             continue
         info.validate_properties(r.properties, (*r.path, "properties"), sub)

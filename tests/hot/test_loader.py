@@ -141,13 +141,27 @@ def test_deep_json_is_a_clean_error() -> None:
         load("[" * 100000 + "]" * 100000)
 
 
-def test_billion_laughs_shares_instead_of_expanding() -> None:
+def _laughs(levels: int) -> str:
     lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
-    for i in range(1, 10):
+    for i in range(1, levels):
         refs = ", ".join([f"*a{i - 1}"] * 10)
         lines.append(f"a{i}: &a{i} [{refs}]")
-    doc = load("\n".join(lines) + "\n")
-    assert doc.data["a9"][0] is doc.data["a8"]
+    return "\n".join(lines) + "\n"
+
+
+def test_aliases_share_instead_of_expanding() -> None:
+    doc = load(_laughs(4))
+    assert doc.data["a3"][0] is doc.data["a2"]
+
+
+def test_billion_laughs_is_refused() -> None:
+    # Shared data is walked once per path to it by every later phase (parsing
+    # functions, JSON for the store), so the expanded size is what counts.
+    with pytest.raises(LimitExceeded) as caught:
+        load(_laughs(10), "laughs.yaml")
+    (diag,) = caught.value.diagnostics
+    assert "aliases expand the document to more than" in diag.message
+    assert str(diag.mark).startswith("laughs.yaml:")
 
 
 def test_undecodable_bytes_are_a_clean_error() -> None:

@@ -42,7 +42,8 @@ from convection.hot._env_registry import (
     is_template_name,
     kind_of,
 )
-from convection.hot.loader import Document, SourceMap
+from convection.hot.loader import Document, SourceMap, too_deep
+from convection.limits import DEFAULT_LIMITS
 from convection.types import JSON, Path
 
 __all__ = [
@@ -284,12 +285,18 @@ def _as_list(value: str | list[JSON]) -> list[JSON]:
 
 
 def _merge_json(old: JSON, new: JSON, deep: bool) -> JSON:
+    limit = DEFAULT_LIMITS.max_document_depth
+    too_nested = f"Invalid parameter in environment: JSON nested more than {limit} levels deep."
     try:
         value = json.loads(new) if isinstance(new, str) else json.loads(json.dumps(new))
         if isinstance(old, str):
             old = json.loads(old) if old else {}
     except (ValueError, TypeError) as exc:
         raise ValueError(f"Invalid parameter in environment {exc}.") from None
+    except RecursionError:
+        raise ValueError(too_nested) from None
+    if too_deep(value, limit) is not None or too_deep(old, limit) is not None:
+        raise ValueError(too_nested)  # merging and every later phase recurse per level
     before = {} if old is _ABSENT or old is None else old
     if not before:
         return value

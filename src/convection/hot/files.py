@@ -28,8 +28,9 @@ import copy
 import json
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 from urllib.request import pathname2url, url2pathname
 
@@ -248,27 +249,21 @@ class _Collector:
         self.reopened: set[str] = set()
 
     def template(self, doc: Document, url: str, depth: int) -> Document:
+        """The document with each file it names fetched and the name rewritten.
+
+        It is copied only when it names a file: most templates name none,
+        and copying a large one costs more than everything else here.
+        """
+        references = list(_references(doc.data))
+        if not references:
+            return doc
         data = copy.deepcopy(doc.data)
+        base = base_url(url)
         self.open.add(url)
-        self._walk(doc, base_url(url), data, (), depth)
+        for path, what, ref in references:
+            _replace_at(data, path, self.fetch(doc, base, ref, path, depth, what))
         self.open.discard(url)
         return replace(doc, data=data)
-
-    def _walk(self, doc: Document, base: str, node: JSON, path: Path, depth: int) -> None:
-        if isinstance(node, list):
-            for i, item in enumerate(node):
-                self._walk(doc, base, item, (*path, i), depth)
-            return
-        if not isinstance(node, dict):
-            return
-        for key, value in node.items():
-            here = (*path, key)
-            if isinstance(value, (dict, list)):
-                self._walk(doc, base, value, here, depth)
-            elif key == "get_file" and isinstance(value, str):
-                node[key] = self.fetch(doc, base, value, here, depth, "get_file")
-            elif key == "type" and isinstance(value, str) and is_template_name(value):
-                node[key] = self.fetch(doc, base, value, here, depth, "template resource")
 
     def environment(self, doc: Document, url: str) -> Document:
         data = copy.deepcopy(doc.data)
@@ -333,6 +328,40 @@ class _Collector:
             return None
         self.diags.extend(doc.warnings)
         return doc
+
+
+def _references(data: JSON) -> Iterator[tuple[Path, str, str]]:
+    """Where a template names a file, in document order, as heatclient walks
+    it: ``(path, what, name)`` for each ``get_file: name`` and each ``type``
+    that is a template name."""
+    stack: list[tuple[Iterator[tuple[str | int, JSON]], Path]] = [(_members(data), ())]
+    while stack:
+        members, path = stack[-1]
+        for key, value in members:
+            if isinstance(value, dict | list):
+                stack.append((_members(value), (*path, key)))
+                break
+            if key == "get_file" and isinstance(value, str):
+                yield (*path, key), "get_file", value
+            elif key == "type" and isinstance(value, str) and is_template_name(value):
+                yield (*path, key), "template resource", value
+        else:
+            stack.pop()
+
+
+def _members(node: JSON) -> Iterator[tuple[str | int, JSON]]:
+    if isinstance(node, dict):
+        return iter(node.items())
+    if isinstance(node, list):
+        return enumerate(node)
+    return iter(())
+
+
+def _replace_at(data: JSON, path: Path, value: str) -> None:
+    node: Any = data
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
 
 
 def _registry_base(level: dict[str, JSON], base: str) -> str:

@@ -8,51 +8,100 @@ later phase can say ``file:line:column`` for a document path.
 
 A duplicate key keeps the last value, as Heat does, but is reported as a
 warning naming both places: Heat's silence here hides real mistakes.
+
+Two passes share the work. A fast one (:mod:`convection.hot._yaml_fast`)
+builds the data of the documents templates usually are (plain scalars and
+collections) without recording a place for every node; the marking builder
+here handles everything else (anchors, merge keys, tags, warnings, errors)
+and, for a document the fast pass built, runs only when a diagnostic first
+asks where something is. Aliases count as the nodes they stand for, so a
+document cannot grow past the size limit through them (every later phase
+walks shared data once per path to it).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
+from convection._gc import collector_paused
 from convection.diagnostics import Diagnostic, Diagnostics, Mark
 from convection.errors import InvalidInput, LimitExceeded
+from convection.hot._yaml_fast import NeedsBuilder, plain_data
+from convection.hot._yaml_scalars import (
+    BOOL_TAG,
+    MAP_TAG,
+    MERGE_TAG,
+    SEQ_TAG,
+    STANDARD_TAGS,
+    STR_TAG,
+    construct,
+    json_key,
+    plain_str,
+    resolve_tag,
+)
 from convection.limits import DEFAULT_LIMITS, Limits
 from convection.types import JSON, Path
 
 _Loader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-_STR_TAG = "tag:yaml.org,2002:str"
-_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-_MAP_TAG = "tag:yaml.org,2002:map"
-_BOOL_TAG = "tag:yaml.org,2002:bool"
 _ScalarEvent = yaml.ScalarEvent
 _AliasEvent = yaml.AliasEvent
 _MappingStartEvent = yaml.MappingStartEvent
 _MappingEndEvent = yaml.MappingEndEvent
 _SequenceStartEvent = yaml.SequenceStartEvent
 _SequenceEndEvent = yaml.SequenceEndEvent
-_SEQ_TAG = "tag:yaml.org,2002:seq"
 
 
-@dataclass(slots=True)
 class SourceMap:
     """Where each document path starts in its file.
 
     Lookups fall back to the nearest recorded ancestor, so a path produced by a
     later phase (``resources.web.properties.image``) still finds a line even
     when it names something the file never spelled out.
+
+    A valid document never needs a mark, so :func:`load` usually keeps the
+    text instead and finds the marks, in a second pass over it, the first
+    time one is asked for.
     """
 
-    file: str
-    #: path -> (line, column), both from 1; Mark objects are made on lookup,
-    #: since a valid document never needs them.
-    marks: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    __slots__ = ("_limits", "_marks", "_text", "file")
+
+    def __init__(
+        self,
+        file: str,
+        marks: dict[Path, tuple[int, int]] | None = None,
+        *,
+        text: str | None = None,
+        limits: Limits = DEFAULT_LIMITS,
+    ) -> None:
+        self.file = file
+        self._marks = {} if marks is None and text is None else marks
+        self._text = text
+        self._limits = limits
+
+    @property
+    def marks(self) -> dict[Path, tuple[int, int]]:
+        """path -> (line, column), both from 1; Mark objects are made on lookup."""
+        if self._marks is None:
+            self._marks = _marks_of(self._text or "", self.file, self._limits)
+            self._text = None
+        return self._marks
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SourceMap):
+            return NotImplemented
+        return self.file == other.file and self.marks == other.marks
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        found = "not read yet" if self._marks is None else f"{len(self._marks)} marks"
+        return f"<SourceMap {self.file!r}: {found}>"
 
     def mark(self, path: Path) -> Mark | None:
         for end in range(len(path), -1, -1):
@@ -75,65 +124,16 @@ class Document:
     warnings: tuple[Diagnostic, ...] = ()
 
 
-class _Scalars(yaml.constructor.SafeConstructor):
-    """Builds non-string scalars the way Heat's loader does (timestamps as str)."""
-
-
-_Scalars.add_constructor(_TIMESTAMP_TAG, _Scalars.construct_yaml_str)  # type: ignore[type-var]
-_SCALARS = _Scalars()
-_IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers
-_STANDARD_TAGS = frozenset(
-    "tag:yaml.org,2002:" + t for t in ("str", "int", "float", "bool", "null", "timestamp")
-)
-
-
-def json_key(key: Any) -> str:
-    """The string ``json.dumps`` would make of a mapping key."""
-    if isinstance(key, str):
-        return key
-    if key is True:
-        return "true"
-    if key is False:
-        return "false"
-    if key is None:
-        return "null"
-    if isinstance(key, float):
-        return json.dumps(key)
-    return str(key)
-
-
-def _resolve_tag(event: Any) -> str:
-    """YAML 1.1 implicit typing, as PyYAML's resolver does it, without its
-    per-scalar Python overhead (which dominates composing large templates)."""
-    tag: str | None = event.tag
-    if tag is not None and tag != "!":
-        return tag
-    if tag == "!" or not event.implicit[0]:
-        return _STR_TAG
-    value: str = event.value
-    for candidate, regexp in _IMPLICIT.get(value[:1] if value else "", ()):
-        if regexp.match(value):
-            return str(candidate)
-    return _STR_TAG
-
-
-_MAYBE_TYPED = frozenset(_IMPLICIT)
-
-
-def _plain_str(value: str) -> bool:
-    """True when no implicit resolver could claim this plain scalar."""
-    return bool(value) and value[0] not in _MAYBE_TYPED
-
-
 class _Frame:
     """A mapping or sequence under construction."""
 
-    __slots__ = ("anchor", "first", "key", "merges", "path", "value")
+    __slots__ = ("anchor", "first", "key", "merges", "path", "start", "value")
 
-    def __init__(self, value: Any, path: Path, anchor: str | None) -> None:
+    def __init__(self, value: Any, path: Path, anchor: str | None, start: int) -> None:
         self.value = value
         self.path = path
         self.anchor = anchor
+        self.start = start  # the builder's node count before this one
         self.key: str | None = None  # pending mapping key
         self.first: dict[str, tuple[int, int]] | None = {} if isinstance(value, dict) else None
         self.merges: list[Any] = []
@@ -148,6 +148,12 @@ class _Builder:
         self.marks: dict[Path, tuple[int, int]] = {(): (1, 1)}
         self.diags = Diagnostics()
         self.anchors: dict[str, Any] = {}
+        #: Nodes so far, counting each alias as the nodes it stands for, and
+        #: that count for each anchor: aliases share data, but every later
+        #: walk over the document (parsing functions, JSON for the store)
+        #: visits a shared node once per path to it.
+        self.nodes = 0
+        self.sizes: dict[str, int] = {}
 
     def mark(self, event: Any) -> Mark:
         m = event.start_mark
@@ -157,15 +163,14 @@ class _Builder:
         return InvalidInput([Diagnostic(message, path, self.mark(event))])
 
     def scalar(self, event: Any, path: Path) -> Any:
-        tag = _resolve_tag(event)
-        if tag == _STR_TAG:
+        tag = resolve_tag(event)
+        if tag == STR_TAG:
             return event.value
-        if tag not in _STANDARD_TAGS:
+        if tag not in STANDARD_TAGS:
             raise self.fail(f"unsupported YAML tag {tag!r}", path, event)
-        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark)
         try:
-            return _SCALARS.construct_object(node)  # type: ignore[no-untyped-call]
-        except yaml.YAMLError as exc:
+            return construct(event, tag)
+        except (yaml.YAMLError, ValueError) as exc:
             raise self.fail(str(exc).split("\n")[0], path, event) from None
 
     def run(self, parser: Any) -> Any:
@@ -183,12 +188,14 @@ class _Builder:
                 if parent is not None and parent.first is not None and parent.key is None:
                     self.take_key(parent, event)
                     continue
-                if event.implicit[0] and event.tag is None and _plain_str(event.value):
+                if event.implicit[0] and event.tag is None and plain_str(event.value):
                     value = event.value  # the common case, without resolving
                 else:
                     value = self.scalar(event, self.child_path(parent))
+                self.nodes += 1
                 if event.anchor:
                     self.anchors[event.anchor] = value
+                    self.sizes[event.anchor] = 1
             elif cls is _MappingEndEvent or cls is _SequenceEndEvent:
                 frame = stack.pop()
                 value = self.close(frame)
@@ -209,6 +216,7 @@ class _Builder:
                 if event.anchor not in self.anchors:
                     raise self.fail(f"unknown alias {event.anchor!r}", path, event)
                 value = self.anchors[event.anchor]
+                self.expand_alias(event, path)
             elif cls is yaml.DocumentStartEvent:
                 documents += 1
                 if documents > 1:
@@ -223,6 +231,24 @@ class _Builder:
             else:
                 self.attach(parent, value, event, closing=False)
 
+    def expand_alias(self, event: Any, path: Path) -> None:
+        """Count an alias as the nodes it stands for. Without aliases a
+        document cannot have more nodes than characters, so it may not have
+        more than the largest document allowed (the "billion laughs")."""
+        self.nodes += self.sizes[event.anchor]
+        limit = self.limits.max_template_size
+        if self.nodes > limit:
+            raise LimitExceeded(
+                [
+                    Diagnostic(
+                        f"aliases expand the document to more than {limit} nodes "
+                        "(max_template_size)",
+                        path,
+                        self.mark(event),
+                    )
+                ]
+            )
+
     def open(self, stack: list[_Frame], parent: _Frame | None, event: Any) -> None:
         path = self.child_path(parent)
         if len(stack) >= self.limits.max_document_depth:
@@ -235,13 +261,14 @@ class _Builder:
                     )
                 ]
             )
-        if event.tag not in (None, "!", _MAP_TAG, _SEQ_TAG):
+        if event.tag not in (None, "!", MAP_TAG, SEQ_TAG):
             raise self.fail(f"unsupported YAML tag {event.tag!r}", path, event)
         container: Any = {} if event.__class__ is _MappingStartEvent else []
         if parent is not None and parent.first is None:
             m = event.start_mark
             self.marks[path] = (m.line + 1, m.column + 1)
-        stack.append(_Frame(container, path, event.anchor))
+        self.nodes += 1
+        stack.append(_Frame(container, path, event.anchor, self.nodes - 1))
 
     @staticmethod
     def child_path(parent: _Frame | None) -> Path:
@@ -255,12 +282,12 @@ class _Builder:
     def take_key(self, frame: _Frame, event: Any) -> None:
         if not isinstance(event, yaml.ScalarEvent):
             raise self.fail("mapping keys must be scalars", frame.path, event)
-        tag = _resolve_tag(event)
-        key = "<<" if tag == _MERGE_TAG else json_key(self.scalar(event, frame.path))
+        tag = resolve_tag(event)
+        key = "<<" if tag == MERGE_TAG else json_key(self.scalar(event, frame.path))
         key_path = (*frame.path, key)
         m = event.start_mark
         here = (m.line + 1, m.column + 1)
-        if tag == _BOOL_TAG and key != event.value.lower():
+        if tag == BOOL_TAG and key != event.value.lower():
             self.diags.warning(
                 f"the key {event.value!r} is read as the boolean {key} (YAML 1.1, as in "
                 "Heat); quote it if you meant the word",
@@ -268,7 +295,7 @@ class _Builder:
                 Mark(self.name, *here),
             )
         assert frame.first is not None
-        if key in frame.first and tag != _MERGE_TAG:
+        if key in frame.first and tag != MERGE_TAG:
             self.diags.warning(
                 f"duplicate key {key!r}: the value here replaces the one at "
                 f"{Mark(self.name, *frame.first[key])} (Heat keeps the last value)",
@@ -277,7 +304,7 @@ class _Builder:
             )
         frame.first[key] = here
         self.marks[key_path] = here
-        frame.key = "\0merge" if tag == _MERGE_TAG else key
+        frame.key = "\0merge" if tag == MERGE_TAG else key
 
     def attach(self, frame: _Frame, value: Any, event: Any, *, closing: bool) -> None:
         if frame.first is None:
@@ -298,6 +325,7 @@ class _Builder:
             value = self.merged(frame)
         if frame.anchor:
             self.anchors[frame.anchor] = value
+            self.sizes[frame.anchor] = self.nodes - frame.start
         return value
 
     def merged(self, frame: _Frame) -> dict[str, Any]:
@@ -327,6 +355,17 @@ class _Builder:
         return explicit
 
 
+def _marks_of(text: str, name: str, limits: Limits) -> dict[Path, tuple[int, int]]:
+    """The marks of a document that has loaded already. JSON that is not also
+    YAML flow syntax has none; its data is exact all the same."""
+    builder = _Builder(name, limits)
+    try:
+        builder.run(_Loader(text))
+    except (InvalidInput, yaml.YAMLError):
+        return {}
+    return builder.marks
+
+
 def _char_at(text: str, line: int, column: int) -> str:
     lines = text.split("\n", line + 1)
     return lines[line][column : column + 1] if line < len(lines) else ""
@@ -341,6 +380,27 @@ def _yaml_error(exc: yaml.YAMLError, name: str, text: str) -> Diagnostic:
     context = getattr(exc, "context", None)
     message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
     return Diagnostic(message, (), where)
+
+
+def too_deep(data: Any, limit: int) -> Path | None:
+    """The path of a container nested ``limit`` levels deep, if there is one.
+
+    YAML documents are refused at that depth while they load; data that
+    arrives otherwise (JSON text, JSON parameter values) is checked with
+    this, because every later walk over a value recurses once per level.
+    """
+    pending: list[tuple[Any, Path]] = [(data, ())]
+    while pending:
+        value, path = pending.pop()
+        if len(path) >= limit:
+            return path
+        if isinstance(value, dict):
+            pending.extend((v, (*path, k)) for k, v in value.items() if isinstance(v, dict | list))
+        elif isinstance(value, list):
+            pending.extend(
+                (v, (*path, i)) for i, v in enumerate(value) if isinstance(v, dict | list)
+            )
+    return None
 
 
 def _json_document(text: str, name: str, limits: Limits) -> Document | None:
@@ -373,8 +433,14 @@ def _json_document(text: str, name: str, limits: Limits) -> Document | None:
                 )
             ]
         )
-    # JSON is (almost always) valid YAML flow syntax, so compose it again only
-    # to learn where things are; when that fails the data is still exact.
+    deep = too_deep(data, limits.max_document_depth)
+    if deep is not None:  # as the YAML builder refuses it, before any walk recurses
+        message = f"nesting is deeper than {limits.max_document_depth} levels"
+        raise LimitExceeded([Diagnostic(message, deep, None)])
+    if not duplicates:  # the usual case: marks only if a diagnostic needs them
+        return Document(name, dict(data), SourceMap(name, text=text, limits=limits))
+    # JSON is (almost always) valid YAML flow syntax, so compose it again to
+    # locate the duplicates; when that fails the data is still exact.
     try:
         marked = _yaml_document(text, name, limits)
         source, warnings = marked.source, marked.warnings
@@ -390,9 +456,15 @@ def _json_document(text: str, name: str, limits: Limits) -> Document | None:
 
 
 def _yaml_document(text: str, name: str, limits: Limits) -> Document:
-    builder = _Builder(name, limits)
+    """Most documents load in the fast pass and find their marks only when a
+    diagnostic needs one; the rest go through the builder, marks and all."""
+    builder: _Builder | None = None
     try:
-        data = builder.run(_Loader(text))
+        try:
+            data = plain_data(_Loader(text), limits)
+        except NeedsBuilder:
+            builder = _Builder(name, limits)
+            data = builder.run(_Loader(text))
     except yaml.YAMLError as exc:
         raise InvalidInput([_yaml_error(exc, name, text)]) from None
     if data is None:
@@ -401,6 +473,8 @@ def _yaml_document(text: str, name: str, limits: Limits) -> Document:
         raise InvalidInput(
             [Diagnostic("The template is not a JSON object or YAML mapping.", (), Mark(name, 1, 1))]
         )
+    if builder is None:
+        return Document(name, data, SourceMap(name, text=text, limits=limits))
     return Document(name, data, SourceMap(name, builder.marks), tuple(builder.diags.warnings))
 
 
@@ -430,7 +504,6 @@ def load(
                 )
             ]
         )
-    doc = _json_document(text, name, limits)
-    if doc is not None:
-        return doc
-    return _yaml_document(text, name, limits)
+    with collector_paused():  # building data makes no cycles: see convection._gc
+        doc = _json_document(text, name, limits)
+        return doc if doc is not None else _yaml_document(text, name, limits)

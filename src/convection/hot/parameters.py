@@ -29,8 +29,9 @@ from typing import Any, NoReturn
 from convection.diagnostics import Diagnostic, Diagnostics
 from convection.hot import constraints as con
 from convection.hot.constraints import MASK, Constraint
-from convection.hot.loader import SourceMap
+from convection.hot.loader import SourceMap, too_deep
 from convection.hot.versions import TemplateVersion
+from convection.limits import DEFAULT_LIMITS
 from convection.types import Path
 
 PARAMETER_TYPES = ("string", "number", "comma_delimited_list", "json", "boolean")
@@ -243,13 +244,20 @@ def coerce(ptype: str, value: Any, *, redact: bool = False) -> Any:
 
 
 def _json(value: Any) -> Any:
+    limit = DEFAULT_LIMITS.max_document_depth
+    too_nested = f"Value must be valid JSON nested at most {limit} levels deep"
     try:
         text = value if isinstance(value, str) else json.dumps(value)
-        if text:
-            return json.loads(text)
+        if not text:
+            return value
+        parsed = json.loads(text)
+    except RecursionError:
+        raise ValueError(too_nested) from None
     except (ValueError, TypeError) as exc:
         raise ValueError(f"Value must be valid JSON: {exc}") from None
-    return value
+    if too_deep(parsed, limit) is not None:  # later phases walk values recursively
+        raise ValueError(too_nested)
+    return parsed
 
 
 class ParameterValues:

@@ -284,6 +284,13 @@ def measure(value: Any, budget: int) -> int:
     return min(used, budget + 1)
 
 
+#: What may hold a function call; any other value is a leaf of plain data.
+#: The walks below skip leaves without a call, since most of a template is leaves.
+_BRANCHES = (dict, list)
+#: What a parsed snippet may need expanding in.
+_TREES = (dict, list, Function)
+
+
 def parse(
     snippet: Any,
     table: FunctionTable,
@@ -311,36 +318,47 @@ def parse(
             if on_unknown is not None:
                 on_unknown(name, path)
         return {
-            k: parse(v, table, diags, (*path, k), on_unknown=on_unknown) for k, v in snippet.items()
+            k: parse(v, table, diags, (*path, k), on_unknown=on_unknown)
+            if isinstance(v, _BRANCHES)
+            else v
+            for k, v in snippet.items()
         }
     if isinstance(snippet, list):
         return [
-            parse(v, table, diags, (*path, i), on_unknown=on_unknown) for i, v in enumerate(snippet)
+            parse(v, table, diags, (*path, i), on_unknown=on_unknown)
+            if isinstance(v, _BRANCHES)
+            else v
+            for i, v in enumerate(snippet)
         ]
     return snippet
 
 
+def _functions(snippet: Any) -> Iterator[Function]:
+    """The outermost function calls in a snippet, in document order.
+
+    Iterative: a generator per level of nesting would pass every item up
+    through each level, and this runs over every resource of a template.
+    """
+    pending = [snippet]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, Function):
+            yield item
+        elif isinstance(item, dict):
+            pending.extend(reversed(item.values()))
+        elif isinstance(item, list):
+            pending.extend(reversed(item))
+
+
 def validate(snippet: Any, scope: Scope, diags: Diagnostics) -> None:
-    if isinstance(snippet, Function):
-        snippet.validate(scope, diags)
-    elif isinstance(snippet, dict):
-        for v in snippet.values():
-            validate(v, scope, diags)
-    elif isinstance(snippet, list):
-        for v in snippet:
-            validate(v, scope, diags)
+    for fn in _functions(snippet):
+        fn.validate(scope, diags)
 
 
 def dependencies(snippet: Any) -> Iterator[str]:
     """Names of the resources a snippet references, possibly repeated."""
-    if isinstance(snippet, Function):
-        yield from snippet.dependencies()
-    elif isinstance(snippet, dict):
-        for v in snippet.values():
-            yield from dependencies(v)
-    elif isinstance(snippet, list):
-        for v in snippet:
-            yield from dependencies(v)
+    for fn in _functions(snippet):
+        yield from fn.dependencies()
 
 
 def expand(snippet: Any, ctx: ExpandContext) -> Any:
@@ -354,7 +372,11 @@ def expand(snippet: Any, ctx: ExpandContext) -> Any:
 
 
 def _expand(snippet: Any, ctx: ExpandContext) -> tuple[Any, bool]:
-    """The expanded snippet, and whether a macro was expanded inside it."""
+    """The expanded snippet, and whether a macro was expanded inside it.
+
+    A container with no macro inside comes back as it is, not copied: most
+    of a template has none, and its function nodes are shared anyway.
+    """
     changed = False
     while isinstance(snippet, Macro):
         snippet = snippet.expand(ctx)
@@ -370,20 +392,22 @@ def _expand(snippet: Any, ctx: ExpandContext) -> tuple[Any, bool]:
             return Invalid(snippet.name, args, snippet.path, str(exc), reported=False), True
     if isinstance(snippet, dict):
         out = {}
+        inside = False
         for k, v in snippet.items():
-            value, inner = _expand(v, ctx)
-            changed = changed or inner
+            value, inner = _expand(v, ctx) if isinstance(v, _TREES) else (v, False)
+            inside = inside or inner
             if value is not DROP:
                 out[k] = value
-        return out, changed
+        return (out, True) if inside else (snippet, changed)
     if isinstance(snippet, list):
         items = []
+        inside = False
         for v in snippet:
-            value, inner = _expand(v, ctx)
-            changed = changed or inner
+            value, inner = _expand(v, ctx) if isinstance(v, _TREES) else (v, False)
+            inside = inside or inner
             if value is not DROP:
                 items.append(value)
-        return items, changed
+        return (items, True) if inside else (snippet, changed)
     return snippet, changed
 
 

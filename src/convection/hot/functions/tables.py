@@ -189,10 +189,13 @@ def introduced_in(name: str) -> str | None:
     Condition functions (``equals``, ``not``, ...) are not counted: outside
     conditions they are plain data in every version, so no version is "newer".
     """
-    for version in VERSIONS:
-        if name in FUNCTIONS[version]:
-            return version
-    return None
+    return _INTRODUCED.get(name)
+
+
+#: Each function name -> the first version that has it (the oldest version is
+#: written last, so it wins). The template parser asks for every mapping of
+#: one key that is not a function, so this is a lookup, not a search.
+_INTRODUCED = {name: version for version in reversed(VERSIONS) for name in FUNCTIONS[version]}
 
 
 def versions_having(name: str) -> list[str]:

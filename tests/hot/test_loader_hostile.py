@@ -1,0 +1,87 @@
+"""Inputs found by fuzzing (tests/test_fuzz.py) that once escaped the loader
+as tracebacks or hung a later phase; each must now be a located error."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from convection.compiler import StackInputs
+from convection.errors import InvalidInput, LimitExceeded
+from convection.hot.loader import load
+from convection.service import validate_template
+
+
+@pytest.mark.parametrize(
+    ("value", "needle"),
+    [
+        ("9" * 5000, "'99999999999999999999'... (5000 characters) cannot be read as a YAML int"),
+        ("0x" + "f" * 5000, "cannot be read as a YAML int"),  # reads, but would not print
+        ("1:" * 3000 + "1", "cannot be read as a YAML int"),  # base 60
+        ("0b_", "'0b_' cannot be read as a YAML int"),
+        ("!!int abc", "'abc' cannot be read as a YAML int"),
+        ('!!float ""', "'' cannot be read as a YAML float"),
+        ("!!bool maybe", "'maybe' cannot be read as a YAML bool"),
+    ],
+)
+def test_numbers_python_cannot_read_are_located_errors(value: str, needle: str) -> None:
+    with pytest.raises(InvalidInput) as caught:
+        load(f"a:\n  b: {value}\n", "n.yaml")
+    (diag,) = caught.value.diagnostics
+    assert needle in diag.message
+    assert str(diag).startswith("n.yaml:2:6 a.b: ")
+
+
+def test_a_bad_number_as_a_key_is_a_located_error() -> None:
+    with pytest.raises(InvalidInput) as caught:
+        load("!!int x: 1\n", "k.yaml")
+    assert "'x' cannot be read as a YAML int" in str(caught.value)
+
+
+def _laughs(levels: int) -> str:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def test_aliases_that_expand_past_the_size_limit_are_refused_before_any_walk() -> None:
+    # Loading shared the data, but parsing functions (and every other walk)
+    # visited each node once per path to it: this hung template validate.
+    text = (
+        "heat_template_version: 2021-04-16\n"
+        + _laughs(8)
+        + "resources:\n  r:\n    type: OS::Heat::Value\n    properties: {value: *a7}\n"
+    )
+    with pytest.raises(LimitExceeded) as caught:
+        load(text, "laughs.yaml")
+    assert "aliases expand the document to more than 524288 nodes" in str(caught.value)
+
+
+def test_aliases_within_the_limit_still_load() -> None:
+    doc = load(_laughs(5), "ok.yaml")  # 10^5 nodes when expanded
+    assert doc.data["a4"][0] is doc.data["a3"]
+
+
+def _deep_json(depth: int) -> str:
+    value = "[" * depth + "]" * depth
+    return (
+        '{"heat_template_version": "2021-04-16", "resources": {"r": '
+        '{"type": "OS::Heat::Value", "properties": {"value": ' + value + "}}}}"
+    )
+
+
+def test_json_has_the_same_depth_limit_as_yaml() -> None:
+    # JSON bypassed the YAML builder's check, and 900 levels then overflowed
+    # the stack of the function parser.
+    with pytest.raises(LimitExceeded) as caught:
+        load(_deep_json(900), "deep.json")
+    (diag,) = caught.value.diagnostics
+    assert diag.message == "nesting is deeper than 100 levels"
+    assert diag.path[:5] == ("resources", "r", "properties", "value", 0)
+
+
+def test_json_within_the_depth_limit_validates() -> None:
+    body, _ = validate_template(StackInputs(load(_deep_json(90), "ok.json")))
+    assert body["Description"] == ""
+    assert json.loads(_deep_json(90))
