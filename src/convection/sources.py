@@ -15,8 +15,10 @@ from typing import Any
 from convection.compiler import StackInputs
 from convection.diagnostics import Diagnostics
 from convection.errors import InvalidInput
-from convection.hot.files import load_stack_files
+from convection.hot.files import FileSource, collect_files, file_url, load_stack_files
+from convection.hot.loader import Document, SourceMap, load
 from convection.limits import DEFAULT_LIMITS, Limits
+from convection.stack_inputs import StackPatch
 
 
 def parse_parameter_args(args: Sequence[str]) -> dict[str, Any]:
@@ -82,3 +84,52 @@ def read_inputs(
         files=stack_files.files,
         parameters=params,
     )
+
+
+def read_patch(
+    environments: Sequence[Path] = (),
+    parameters: Sequence[str] = (),
+    parameter_files: Sequence[str] = (),
+    *,
+    allowed_roots: Sequence[Path] = (),
+    limits: Limits = DEFAULT_LIMITS,
+) -> StackPatch:
+    """What ``stack update --existing`` reads without a template: new
+    environment files, every file they name (template resources in their
+    registries), and new parameter values. The stored template and files
+    are the service's to reuse. Reads are confined to the directories of
+    the environment files (and ``allowed_roots``)."""
+    params = parse_parameter_args(parameters)
+    params.update(_parameter_files(parameter_files, limits))
+    if not environments:
+        return StackPatch(parameters=params)
+    diags = Diagnostics()
+    docs = [_environment(path, limits) for path in environments]
+    for doc in docs:
+        diags.extend(doc.warnings)
+    roots = [path.resolve().parent for path in environments]
+    source = FileSource(roots[0], extra_roots=[*roots[1:], *allowed_roots], limits=limits)
+    empty = Document("<existing template>", {}, SourceMap("<existing template>"))
+    collected = collect_files(
+        empty,
+        docs,
+        source,
+        diags=diags,
+        template_url="file:///<existing template>",
+        environment_urls=[file_url(p) for p in environments],
+    )
+    if diags.has_errors:
+        raise InvalidInput(diags)
+    return StackPatch(None, collected.environments, dict(collected.files), params)
+
+
+def _environment(path: Path, limits: Limits) -> Document:
+    try:
+        if path.stat().st_size > limits.max_template_size:
+            raise InvalidInput.single(
+                f"environment file {path} is larger than {limits.max_template_size} bytes"
+            )
+        return load(path.read_bytes(), str(path), limits=limits)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise InvalidInput.single(f"cannot read environment file {path}: {reason}") from None

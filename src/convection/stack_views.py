@@ -8,6 +8,7 @@ values, outputs computed from secrets, and secret attributes.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -23,6 +24,22 @@ MASK = "******"
 def iso(value: datetime | None) -> str | None:
     """Heat's timestamps: ISO 8601, seconds, no offset (UTC)."""
     return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def masked_environment(
+    environment: Mapping[str, Any], template: Mapping[str, Any]
+) -> dict[str, Any]:
+    """A stored environment as Heat's ``GET .../environment`` shows it:
+    values of hidden parameters masked in ``parameters`` and
+    ``parameter_defaults``."""
+    out = copy.deepcopy(dict(environment))
+    hidden = hidden_parameters(template)
+    for section in ("parameters", "parameter_defaults"):
+        values = out.get(section)
+        if isinstance(values, dict):
+            for name in hidden & values.keys():
+                values[name] = MASK
+    return out
 
 
 def hidden_parameters(template: Mapping[str, Any]) -> frozenset[str]:
@@ -58,13 +75,21 @@ def output_view(output: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def stack_summary(stack: StackRecord, template: TemplateRecord | None) -> dict[str, Any]:
+def template_description(template: TemplateRecord | None) -> str:
+    """Heat's template ``description``, "No description" when there is none."""
     raw = template.template if template is not None else {}
+    return str(raw.get("description") or "No description")
+
+
+def stack_summary(
+    stack: StackRecord, template: TemplateRecord | None, *, description: str | None = None
+) -> dict[str, Any]:
+    """A stack as Heat lists it; ``description`` saves reading ``template``."""
     return {
         "id": stack.id,
         "stack_name": stack.name,
         "project": stack.project,
-        "description": raw.get("description", ""),
+        "description": template_description(template) if description is None else description,
         "stack_status": state_name(stack.action, stack.status),
         "stack_status_reason": stack.status_reason,
         "creation_time": iso(stack.created_at),

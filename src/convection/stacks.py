@@ -20,29 +20,25 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from convection import stack_hooks
 from convection.compiler import Compiled, StackIdentity, StackInputs, compile_stack
+from convection.definition import StackDefinition
 from convection.engine import EngineConfig
 from convection.engine.context import EngineContext
+from convection.engine.hooks import parked
 from convection.engine.journal import Journal
 from convection.engine.operations import Operation, Warm, rollback_operation, start_operation
 from convection.engine.templates import Definitions
 from convection.engine.view import StackView
 from convection.engine.walker import Engine
-from convection.errors import Conflict, InvalidInput, NotFound
-from convection.hot.loader import Document, SourceMap
+from convection.errors import Conflict, ConvectionError, InvalidInput, NotFound
 from convection.hot.parameters import changed_immutable, immutable_error
 from convection.limits import DEFAULT_LIMITS, Limits
 from convection.plan import NodeKind, Plan, build_action_plan, build_plan, preview
 from convection.resources.api import ActionNotSupported, ResourceFailure
 from convection.resources.registry import TypeRegistry, default_registry
-from convection.stack_views import (
-    event_view,
-    output_view,
-    required_by,
-    resource_view,
-    stack_detail,
-    stack_summary,
-)
+from convection.stack_inputs import StackPatch, patch_inputs
+from convection.stacks_read import Dicts, StackReads
 from convection.states import Action, Status
 from convection.store.api import (
     AppendEvent,
@@ -56,8 +52,8 @@ from convection.store.api import (
     UpdateTraversal,
 )
 
-#: What the read methods return (an alias: ``Stacks.list`` shadows ``list``).
-Dicts = list[dict[str, Any]]
+__all__ = ["Dicts", "StackPatch", "Stacks", "StacksConfig"]
+
 Changes = list[Change]
 
 #: Heat's stack action timeout when none is given (minutes).
@@ -71,8 +67,8 @@ class StacksConfig:
     default_timeout_mins: int = DEFAULT_TIMEOUT_MINS
 
 
-class Stacks:
-    """The stack service over one store."""
+class Stacks(StackReads):
+    """The stack service over one store (reads: :class:`StackReads`)."""
 
     def __init__(
         self,
@@ -87,6 +83,8 @@ class Stacks:
         self._definitions = Definitions()
         self._warm = Warm()
         self._engine: Engine | None = None
+        self._descriptions = {}
+        self._event_ids = {}
 
     # -- create, update, preview ---------------------------------------------
 
@@ -138,7 +136,7 @@ class Stacks:
         self,
         project: str,
         name_or_id: str,
-        inputs: StackInputs | None,
+        inputs: StackInputs | StackPatch | None,
         *,
         existing: bool = False,
         clear_parameters: Sequence[str] = (),
@@ -147,9 +145,11 @@ class Stacks:
         tags: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         """Start updating a stack. ``existing`` is Heat's PATCH update: the
-        stored template, environment and parameters are reused, the given
-        ones merged over them, and ``clear_parameters`` dropped. An update
-        of a stack still in progress supersedes that operation."""
+        stored template, files, environment and parameters are reused, the
+        given ones (a :class:`StackPatch` needs no template) merged over
+        them, and ``clear_parameters`` dropped (see
+        :func:`~convection.stack_inputs.patch_inputs`). An update of a
+        stack still in progress supersedes that operation."""
         stack = self._live(project, name_or_id)
         self._check_updatable(stack)
         merged = self._update_inputs(stack, inputs, existing, clear_parameters)
@@ -158,7 +158,13 @@ class Stacks:
         self._check_immutable(stack, compiled)
         template_id = self._put_template(merged, compiled, stack.id)
         stored = self.store.list_resources(stack.id)
-        plan = build_plan(compiled.definition, stored, self.registry, operation=Action.UPDATE)
+        plan = build_plan(
+            compiled.definition,
+            stored,
+            self.registry,
+            operation=Action.UPDATE,
+            visit=stack_hooks.hooked(compiled.definition, "pre-update"),
+        )
         enabled = (not stack.disable_rollback) if rollback is None else rollback
         timeout = timeout_mins or stack.timeout_mins or self.config.default_timeout_mins
         fields: dict[str, Any] = {
@@ -192,7 +198,7 @@ class Stacks:
         self,
         project: str,
         name_or_id: str,
-        inputs: StackInputs | None,
+        inputs: StackInputs | StackPatch | None,
         *,
         existing: bool = False,
         clear_parameters: Sequence[str] = (),
@@ -211,7 +217,7 @@ class Stacks:
         self,
         project: str,
         name_or_id: str,
-        inputs: StackInputs | None,
+        inputs: StackInputs | StackPatch | None,
         *,
         existing: bool = False,
     ) -> Plan:
@@ -233,7 +239,7 @@ class Stacks:
             stack=stack,
             action=Action.DELETE,
             plan=plan,
-            definition=None,
+            definition=self._delete_hooks(stack),
             stored=stored,
             template_id=stack.template_id,
             timeout_mins=stack.timeout_mins,
@@ -302,7 +308,10 @@ class Stacks:
     def signal(self, project: str, name_or_id: str, resource: str, data: Mapping[str, Any]) -> int:
         """Deliver a signal to a resource's plugin (Heat's ``resource
         signal``); it is stored first, so it is on record even if delivery
-        fails. Returns the signal's id."""
+        fails. Returns the signal's id. ``{unset_hook: <type>}`` clears a
+        hook instead (:meth:`hook_clear`), whatever the resource's type."""
+        if "unset_hook" in data:
+            return self.hook_clear(project, name_or_id, resource, str(data["unset_hook"]))
         stack = self._live(project, name_or_id)
         row = self._resource_row(stack, resource)
         plugin_cls = self.registry.get(row.type)
@@ -333,51 +342,16 @@ class Stacks:
         self.store.apply([ConsumeSignal(signal_id), event])
         return signal_id
 
-    # -- reads ---------------------------------------------------------------------
-
-    def list(self, project: str | None = None, *, include_deleted: bool = False) -> Dicts:
-        stacks = self.store.list_stacks(project, include_deleted=include_deleted)
-        return [stack_summary(s, None) for s in stacks]
-
-    def show(self, project: str, name_or_id: str) -> dict[str, Any]:
-        stack = self._get(project, name_or_id)
-        template = self.store.get_template(stack.template_id) if stack.template_id else None
-        return stack_detail(stack, template)
-
-    def resources(self, project: str, name_or_id: str) -> Dicts:
-        stack = self._get(project, name_or_id)
-        rows = self.store.list_resources(stack.id, current_only=True)
-        needed = required_by(rows)
-        return [resource_view(r, stack, needed.get(r.name, [])) for r in rows]
-
-    def resource(self, project: str, name_or_id: str, resource: str) -> dict[str, Any]:
-        stack = self._get(project, name_or_id)
+    def hook_clear(self, project: str, name_or_id: str, resource: str, hook_type: str) -> int:
+        """Let a resource waiting at a hook (``pre-create``, ...) go on:
+        Heat's signal ``{unset_hook: hook_type}``. The clear is recorded at
+        once ("Hook pre-create is cleared"), with or without an engine
+        running; the next engine wakes the resource. Fails, as Heat's
+        ``InvalidBreakPointHook``, for an unknown type or a resource not
+        waiting at that hook. Returns the stored signal's id."""
+        stack = self._live(project, name_or_id)
         row = self._resource_row(stack, resource)
-        rows = self.store.list_resources(stack.id, current_only=True)
-        needed = required_by(rows).get(row.name, [])
-        return resource_view(row, stack, needed, self.registry, detail=True)
-
-    def events(
-        self,
-        project: str,
-        name_or_id: str,
-        *,
-        resource_name: str | None = None,
-        limit: int | None = None,
-    ) -> Dicts:
-        stack = self._get(project, name_or_id)
-        found = self.store.list_events(stack.id, resource_name=resource_name, limit=limit)
-        return [event_view(e) for e in found]
-
-    def outputs(self, project: str, name_or_id: str) -> Dicts:
-        stack = self._get(project, name_or_id)
-        return [output_view(o) for o in stack.outputs]
-
-    def output(self, project: str, name_or_id: str, key: str) -> dict[str, Any]:
-        for o in self.outputs(project, name_or_id):
-            if o["output_key"] == key:
-                return o
-        raise NotFound("output", key)
+        return stack_hooks.clear(self.store, stack, row, hook_type)
 
     # -- running the engine here ---------------------------------------------------
 
@@ -422,24 +396,6 @@ class Stacks:
 
     # -- helpers ---------------------------------------------------------------------
 
-    def _get(self, project: str, name_or_id: str) -> StackRecord:
-        stack = self.store.get_stack(project, name_or_id)
-        if stack is None:
-            raise NotFound("Stack", name_or_id)
-        return stack
-
-    def _live(self, project: str, name_or_id: str) -> StackRecord:
-        stack = self._get(project, name_or_id)
-        if stack.deleted_at is not None:
-            raise NotFound("Stack", name_or_id)
-        return stack
-
-    def _resource_row(self, stack: StackRecord, name: str) -> Any:
-        for row in self.store.list_resources(stack.id, current_only=True):
-            if row.name == name:
-                return row
-        raise NotFound("Resource", name)
-
     def _compile(self, inputs: StackInputs, identity: StackIdentity) -> Compiled:
         return compile_stack(
             inputs, identity=identity, catalog=self.registry.catalog(), limits=self.config.limits
@@ -451,6 +407,19 @@ class Stacks:
         )
         self._definitions.put(template_id, stack_id, compiled.definition)
         return template_id
+
+    def _delete_hooks(self, stack: StackRecord) -> StackDefinition | None:
+        """The stack's definition when its environment sets hooks: a delete
+        reads pre- and post-delete hooks from it. Otherwise None, as a
+        delete needs no definition and compiling one costs."""
+        if stack.template_id is None:
+            return None
+        if not stack_hooks.sets_hooks(self.store.get_template(stack.template_id).environment):
+            return None
+        try:
+            return self._definitions.get(self.store, self.registry, stack, stack.template_id)
+        except ConvectionError:
+            return None  # a template that no longer compiles: delete without hooks
 
     def _check_updatable(self, stack: StackRecord) -> None:
         if stack.action == Action.SUSPEND:
@@ -472,24 +441,22 @@ class Stacks:
     def _update_inputs(
         self,
         stack: StackRecord,
-        inputs: StackInputs | None,
+        inputs: StackInputs | StackPatch | None,
         existing: bool,
         clear: Sequence[str],
     ) -> StackInputs:
         if not existing:
-            if inputs is None:
+            if isinstance(inputs, StackPatch) and inputs.template is not None:
+                inputs = StackInputs(
+                    inputs.template, inputs.environments, inputs.files, inputs.parameters
+                )
+            if not isinstance(inputs, StackInputs):
                 raise InvalidInput.single("A template is required unless the update is a PATCH")
             return inputs
         if stack.template_id is None:
             raise InvalidInput.single("The stack has no stored template to reuse")
         stored = self.store.get_template(stack.template_id)
-        env = {k: v for k, v in stored.environment.items() if k != "parameters"}
-        params = {k: v for k, v in stack.parameters.items() if k not in set(clear)}
-        params.update(inputs.parameters if inputs is not None else {})
-        template = inputs.template if inputs is not None else _document(stored.template, "template")
-        files = {**stored.files, **(inputs.files if inputs is not None else {})}
-        envs = (_document(env, "environment"), *(inputs.environments if inputs else ()))
-        return StackInputs(template, envs, files, params)
+        return patch_inputs(stored, stack.parameters, inputs, clear)
 
     def _whole_stack(self, project: str, name_or_id: str, kind: NodeKind, action: str) -> None:
         stack = self._live(project, name_or_id)
@@ -510,18 +477,18 @@ class Stacks:
         start_operation(self.store, op, self._warm)
 
     def _stop_traversal(self, stack: StackRecord, reason: str) -> None:
-        """Heat's ``stop_traversal``: nothing new starts; what runs finishes."""
-        if stack.traversal_id is None:
+        """Heat's ``stop_traversal``: nothing new starts; what runs finishes.
+        A resource waiting at a hook stops waiting, with Heat's event."""
+        tid = stack.traversal_id
+        if tid is None:
             return
         changes: Changes = [
-            UpdateTraversal(stack.traversal_id, {"status": "CANCELLED"}),
+            UpdateTraversal(tid, {"status": "CANCELLED"}),
             UpdateStack(stack.id, {"status": Status.FAILED, "status_reason": reason}),
         ]
-        for node in self.store.list_nodes(stack.traversal_id):
+        for node in self.store.list_nodes(tid):
             if node.state in ("waiting", "ready"):
-                changes.append(UpdateNode(stack.traversal_id, node.key, {"state": "skipped"}))
+                changes.append(UpdateNode(tid, node.key, {"state": "skipped"}))
+            elif parked(node):
+                changes.extend(stack_hooks.stop_waiting(self.store, stack, node))
         self.store.apply(changes)
-
-
-def _document(data: dict[str, Any], name: str) -> Document:
-    return Document(name, data, SourceMap(name))

@@ -60,7 +60,7 @@ def _start(
             tags=tags or (),
         )
         return Target(created["id"], name, "CREATE_COMPLETE"), {}
-    feeds = {stack_id: EventFeed(stacks, stack_id).skip_existing()}
+    feeds = {stack_id: EventFeed(stacks, inv.project, stack_id).skip_existing()}
     stacks.update(inv.project, name, inputs, rollback=rollback, timeout_mins=timeout, tags=tags)
     return Target(stack_id, name, "UPDATE_COMPLETE"), feeds
 

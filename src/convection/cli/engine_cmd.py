@@ -40,7 +40,7 @@ class StatusLog:
         self._started = False
 
     def poll(self) -> None:
-        listed = {s["id"]: s for s in self._stacks.list(None)}
+        listed = {s["id"]: s for s in self._stacks.list(None, show_nested=True)}
         for stack_id, project in list(self._active.items()):
             if stack_id not in listed:
                 listed[stack_id] = self._stacks.show(project, stack_id)
@@ -119,7 +119,7 @@ def engine(
         highlight=False,
     )
     stopped = asyncio.run(serve(stacks, until_idle=until_idle))
-    left = sum(1 for s in stacks.list(None) if in_progress(s))
+    left = sum(1 for s in stacks.list(None, show_nested=True) if in_progress(s))
     if stopped:
         stdout.print(f"Engine stopped; {left} operation(s) left in progress, resumable.")
     else:

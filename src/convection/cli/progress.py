@@ -31,7 +31,6 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from convection.stack_views import event_view
 from convection.stacks import Stacks
 
 #: Bounds of the polling interval (seconds); it grows when a poll is slow,
@@ -58,6 +57,8 @@ class Frame:
     elapsed: float
     stacks: list[dict[str, Any]]
     resources: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    #: Stack id -> resources waiting at a hook (``Stacks.hook_poll``).
+    hooks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     events: list[dict[str, Any]] = field(default_factory=list)
     stopping: bool = False
 
@@ -99,30 +100,34 @@ def event_line(event: dict[str, Any]) -> str:
 class EventFeed:
     """A stack's events after a marker, fetched incrementally.
 
-    ``Stacks.events`` has no marker (Heat's ``--marker``), so re-reading the
-    whole list on every poll would cost O(events) each time; this reads the
-    store's append-only log after the last id seen, and shows each event as
-    ``Stacks.events`` would."""
+    Each poll asks ``Stacks.events`` for what came after the last event it
+    saw (Heat's event ``marker``), so a long wait costs O(new events) per
+    poll, not O(every event)."""
 
-    def __init__(self, stacks: Stacks, stack_id: str, *, resource: str | None = None) -> None:
+    def __init__(
+        self, stacks: Stacks, project: str, stack_id: str, *, resource: str | None = None
+    ) -> None:
         self._stacks = stacks
+        self._project = project
         self._stack_id = stack_id
         self._resource = resource
-        self._last: int | None = None
+        self._marker: str | None = None
 
     def skip_existing(self) -> EventFeed:
         """Start after the events already recorded (call before an operation)."""
-        found = self._stacks.store.list_events(self._stack_id, resource_name=self._resource)
-        self._last = found[-1].id if found else None
+        last = self._stacks.events(
+            self._project, self._stack_id, resource_name=self._resource, sort_dir="desc", limit=1
+        )
+        self._marker = last[0]["id"] if last else None
         return self
 
     def poll(self) -> list[dict[str, Any]]:
-        found = self._stacks.store.list_events(
-            self._stack_id, resource_name=self._resource, after_id=self._last
+        found = self._stacks.events(
+            self._project, self._stack_id, resource_name=self._resource, marker=self._marker
         )
         if found:
-            self._last = found[-1].id
-        return [event_view(e) for e in found]
+            self._marker = found[-1]["id"]
+        return found
 
 
 def _owned(events: list[dict[str, Any]], stack_name: str) -> list[dict[str, Any]]:
@@ -229,9 +234,23 @@ def _live_parts(frame: Frame) -> list[RenderableType]:
                 table.add_row(f"... and {len(flight) - SHOWN_IN_FLIGHT} more", "", "")
             parts.append(table)
         parts.extend(_failures(rows))
+        parts.extend(_waiting(s, frame.hooks.get(s["id"], [])))
     if frame.stopping:
         parts.append(Text("Stopping: running jobs finish (Ctrl-C again to abandon them)."))
     return parts
+
+
+def _waiting(stack: dict[str, Any], hooks: Sequence[dict[str, Any]]) -> list[Text]:
+    """Resources stopped at a hook: nothing moves until someone clears them."""
+    return [
+        Text.assemble(
+            ("  ⏸ ", "yellow"),
+            (h["resource_name"], "bold"),
+            f" waits at {h['hook_type']}: convection stack hook clear "
+            f"{stack['stack_name']} {h['resource_name']} --{h['hook_type']}",
+        )
+        for h in hooks
+    ]
 
 
 def _style(stack: dict[str, Any]) -> str:
@@ -274,7 +293,7 @@ def wait_for(
     view = make_view(console)
     feeds = dict(feeds or {})
     for t in targets:
-        feeds.setdefault(t.stack_id, EventFeed(stacks, t.stack_id))
+        feeds.setdefault(t.stack_id, EventFeed(stacks, project, t.stack_id))
     watch = _Watch(stacks, project, tuple(targets), view, feeds)
     try:
         frame, interrupted = asyncio.run(watch.run())
@@ -352,6 +371,7 @@ class _Watch:
         if self.view.needs_resources:
             for t in self.targets:
                 frame.resources[t.stack_id] = self.stacks.resources(self.project, t.stack_id)
+                frame.hooks[t.stack_id] = self.stacks.hook_poll(self.project, t.stack_id)
         if self.view.needs_events:
             for t in self.targets:
                 events = self.feeds[t.stack_id].poll()

@@ -16,7 +16,14 @@ from typing import Annotated, Any
 
 import typer
 
-from convection.cli import stack_event, stack_output, stack_resource
+from convection.cli import (
+    stack_event,
+    stack_hook,
+    stack_list,
+    stack_output,
+    stack_resource,
+    stack_stored,
+)
 from convection.cli.context import Invocation, invocation
 from convection.cli.output import Format, emit, print_diagnostics, stderr, stdout
 from convection.cli.progress import (
@@ -28,7 +35,6 @@ from convection.cli.progress import (
     wait_for,
 )
 from convection.cli.stack_common import (
-    LIST_COLUMNS,
     EnvOpt,
     FormatOpt,
     ParamFileOpt,
@@ -40,14 +46,15 @@ from convection.cli.stack_common import (
     TimeoutOpt,
     emit_stack,
     emit_stack_rows,
-    existing_inputs,
+    existing_patch,
     load_inputs,
     print_table,
     split_tags,
-    stored_template,
+    with_hooks,
 )
 from convection.compiler import StackInputs
 from convection.errors import InvalidInput, NotFound
+from convection.stack_inputs import StackPatch
 from convection.stacks import Stacks
 
 _LATER = (
@@ -56,11 +63,14 @@ _LATER = (
 )
 
 app = typer.Typer(help="Stacks: create, update, delete, inspect.", no_args_is_help=True)
-template_app = typer.Typer(help="A stack's stored template.", no_args_is_help=True)
 app.add_typer(stack_resource.app, name="resource")
 app.add_typer(stack_event.app, name="event")
 app.add_typer(stack_output.app, name="output")
-app.add_typer(template_app, name="template")
+app.add_typer(stack_hook.app, name="hook")
+app.add_typer(stack_stored.template_app, name="template")
+app.add_typer(stack_stored.environment_app, name="environment")
+app.add_typer(stack_stored.file_app, name="file")
+app.command("list")(stack_list.list_stacks)
 
 RequiredTemplateOpt = Annotated[Path, typer.Option("-t", "--template", help="Template file.")]
 WaitOpt = Annotated[
@@ -76,6 +86,24 @@ ExistingOpt = Annotated[
         "--existing",
         help="Reuse the stack's template, environment and parameters; what is given "
         "patches over them (Heat's PATCH update).",
+    ),
+]
+PreCreateOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--pre-create",
+        metavar="RESOURCE",
+        help="Set a pre-create hook on a resource (nested/path and wildcards allowed); "
+        "repeat for more.",
+    ),
+]
+PreUpdateOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--pre-update",
+        metavar="RESOURCE",
+        help="Set a pre-update hook on a resource (nested/path and wildcards allowed); "
+        "repeat for more.",
     ),
 ]
 ClearOpt = Annotated[
@@ -157,7 +185,7 @@ def _marked_feed(inv: Invocation, stack_id: str, wait: bool) -> dict[str, EventF
     """Before an operation: remember where its events will start."""
     if not wait:
         return {}
-    return {stack_id: EventFeed(inv.stacks, stack_id).skip_existing()}
+    return {stack_id: EventFeed(inv.stacks, inv.project, stack_id).skip_existing()}
 
 
 def _invalid(exc: InvalidInput, fmt: Format) -> int:
@@ -179,12 +207,14 @@ def create(
     ] = False,
     wait: WaitOpt = False,
     tags: TagsOpt = None,
+    pre_create: PreCreateOpt = None,
     dry_run: DryRunOpt = False,
     fmt: FormatOpt = Format.table,
 ) -> int:
     inv = invocation(ctx)
     try:
         inputs = load_inputs(inv, template, environment, parameter, parameter_file)
+        inputs = with_hooks(inputs, pre_create, "pre-create")
         if dry_run:
             emit_preview(inv.stacks.preview_create(inv.project, name, inputs), fmt)
             return 0
@@ -203,19 +233,19 @@ def create(
 
 def update_inputs(
     inv: Invocation,
-    stack: str,
     template: Path | None,
     environment: list[Path] | None,
     parameter: list[str] | None,
     parameter_file: list[str] | None,
     existing: bool,
-) -> StackInputs | None:
+) -> StackInputs | StackPatch:
     """What an update is given: files read from disk, or (``--existing``
-    without ``-t``) the stored template with the new values over it."""
+    without ``-t``) new environments and parameters for the service to
+    merge over the stored ones."""
     if template is not None:
         return load_inputs(inv, template, environment, parameter, parameter_file)
     if existing:
-        return existing_inputs(inv, stack, environment, parameter, parameter_file)
+        return existing_patch(inv, environment, parameter, parameter_file)
     raise InvalidInput.single("Need a template (-t) unless the update is --existing.")
 
 
@@ -234,6 +264,7 @@ def update(
     ] = Rollback.keep,
     timeout: TimeoutOpt = None,
     tags: TagsOpt = None,
+    pre_update: PreUpdateOpt = None,
     dry_run: DryRunOpt = False,
     wait: WaitOpt = False,
     fmt: FormatOpt = Format.table,
@@ -241,9 +272,8 @@ def update(
     inv = invocation(ctx)
     stacks = inv.stacks
     try:
-        inputs = update_inputs(
-            inv, stack, template, environment, parameter, parameter_file, existing
-        )
+        inputs = update_inputs(inv, template, environment, parameter, parameter_file, existing)
+        inputs = with_hooks(inputs, pre_update, "pre-update")
         clear = tuple(clear_parameter or ())
         if dry_run:
             body = stacks.preview_update(
@@ -377,39 +407,6 @@ def _confirm() -> bool:
         return False
 
 
-@app.command("list")
-def list_stacks(
-    ctx: typer.Context,
-    deleted: Annotated[bool, typer.Option("--deleted", help="Include deleted stacks.")] = False,
-    nested: Annotated[bool, typer.Option("--nested", help="Include nested stacks.")] = False,
-    all_projects: Annotated[
-        bool, typer.Option("--all-projects", help="Stacks of every project.")
-    ] = False,
-    short: Annotated[bool, typer.Option("--short", help="Fewer columns.")] = False,
-    fmt: FormatOpt = Format.table,
-) -> int:
-    """List the project's stacks."""
-    inv = invocation(ctx)
-    bodies = inv.stacks.list(None if all_projects else inv.project, include_deleted=deleted)
-    if not nested:
-        bodies = [b for b in bodies if b.get("parent") is None]
-    columns = list(LIST_COLUMNS)
-    if short:
-        columns = columns[:-2]
-    if all_projects:
-        columns.insert(2, ("Project", "project"))
-    if nested:
-        columns.append(("Parent", "parent"))
-    emit(
-        bodies,
-        fmt,
-        lambda: print_table(
-            [c for c, _ in columns], [[b.get(k) for _, k in columns] for b in bodies]
-        ),
-    )
-    return 0
-
-
 @app.command("show")
 def show(ctx: typer.Context, stack: StackArg, fmt: FormatOpt = Format.table) -> int:
     """Show a stack's details (a deleted one too, by ID)."""
@@ -508,11 +505,3 @@ def wait_cmd(ctx: typer.Context, names: StacksArg, fmt: FormatOpt = Format.table
         return status if status.endswith("_COMPLETE") else f"{status} (not COMPLETE)"
 
     return _act(ctx, names, start, wait=True, fmt=fmt)
-
-
-@template_app.command("show")
-def template_show(ctx: typer.Context, stack: StackArg, fmt: FormatOpt = Format.yaml) -> int:
-    """Print the template the stack converges to (YAML unless -f json)."""
-    body = stored_template(invocation(ctx), stack)
-    emit(body, Format.json if fmt is Format.json else Format.yaml)
-    return 0

@@ -8,11 +8,12 @@ Tables mirror the openstack client's columns; JSON and YAML are the dicts
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 import yaml
@@ -22,10 +23,8 @@ from rich.table import Table
 from convection.cli.context import Invocation
 from convection.cli.output import Format, emit, stdout
 from convection.compiler import StackInputs
-from convection.errors import InvalidInput
-from convection.hot.loader import Document, SourceMap, load
-from convection.limits import Limits
-from convection.sources import parse_parameter_args, read_inputs
+from convection.sources import read_inputs, read_patch
+from convection.stack_inputs import StackPatch, hooks_environment
 
 TemplateOpt = Annotated[
     Path | None, typer.Option("-t", "--template", help="Template file.", show_default=False)
@@ -95,62 +94,33 @@ def load_inputs(
     )
 
 
-def existing_inputs(
+def existing_patch(
     inv: Invocation,
-    stack: str,
     environments: Sequence[Path] | None,
     parameters: Sequence[str] | None,
     parameter_files: Sequence[str] | None,
-) -> StackInputs | None:
-    """``update --existing`` without ``-t``: the stored template, with the
-    given environments and parameters patched over the stored ones.
-
-    ``Stacks.update(existing=True)`` reuses the stored template only when no
-    inputs are given at all, so new parameters need a StackInputs whose
-    template is the stored one. Files named by the new environments are not
-    collected (only those already stored are available)."""
-    if not (environments or parameters or parameter_files):
-        return None
-    limits = inv.settings.limits()
-    data = stored_template(inv, stack)
-    template = Document("<existing template>", data, SourceMap("<existing template>"))
-    envs = tuple(_load_file(p, limits) for p in environments or ())
-    params = parse_parameter_args(parameters or [])
-    params.update(_parameter_files(parameter_files or ()))
-    return StackInputs(template, envs, {}, params)
+) -> StackPatch:
+    """``update --existing`` without ``-t``: the new environment files (with
+    every file they name) and parameters; the service reuses the stored
+    template and files and merges these over the stored environment."""
+    return read_patch(
+        environments or [],
+        parameters or [],
+        parameter_files or [],
+        limits=inv.settings.limits(),
+    )
 
 
-def _load_file(path: Path, limits: Limits) -> Document:
-    try:
-        return load(path.read_bytes(), str(path), limits=limits)
-    except OSError as exc:
-        raise InvalidInput.single(f"cannot read environment file {path}: {exc.strerror}") from None
+Given = TypeVar("Given", bound=StackInputs | StackPatch)
 
 
-def _parameter_files(args: Sequence[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for item in args:
-        key, sep, name = item.partition("=")
-        if not sep:
-            raise InvalidInput.single(f"Malformed parameter-file({item}). Use the key=path format.")
-        try:
-            out[key] = Path(name).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InvalidInput.single(f"cannot read parameter file {name}: {exc}") from None
-    return out
-
-
-def stored_template(inv: Invocation, stack: str) -> dict[str, Any]:
-    """The template a stack converges to (Heat's ``GET .../template``).
-
-    ``Stacks`` has no read for it yet, so this asks its store, after
-    ``Stacks.show`` has checked the stack exists in this project."""
-    stacks = inv.stacks
-    stack_id = stacks.show(inv.project, stack)["id"]
-    record = stacks.store.get_stack_by_id(stack_id)
-    if record is None or record.template_id is None:
-        raise InvalidInput.single(f"The stack {stack} has no stored template")
-    return dict(stacks.store.get_template(record.template_id).template)
+def with_hooks(given: Given, paths: Sequence[str] | None, hook: str) -> Given:
+    """heatclient's ``--pre-create``/``--pre-update``: ``hook`` set on each
+    resource path, in one more environment file after the given ones."""
+    if not paths:
+        return given
+    extra = hooks_environment(given.environments, paths, hook)
+    return dataclasses.replace(given, environments=(*given.environments, extra))
 
 
 def split_tags(tags: str | None) -> list[str] | None:

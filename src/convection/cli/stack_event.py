@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -58,6 +58,15 @@ def list_events(
     limit: Annotated[
         int | None, typer.Option("--limit", min=1, help="At most this many (the oldest).")
     ] = None,
+    marker: Annotated[
+        str | None, typer.Option("--marker", metavar="ID", help="Only events after this one.")
+    ] = None,
+    sort: Annotated[
+        str | None,
+        typer.Option(
+            "--sort", metavar="[event_time:]asc|desc", help="Oldest (asc) or newest first."
+        ),
+    ] = None,
     follow: Annotated[
         bool,
         typer.Option(
@@ -70,13 +79,20 @@ def list_events(
         EventFormat, typer.Option("-f", "--format", help="log, table, json or yaml.")
     ] = EventFormat.log,
 ) -> int:
-    """List a stack's events, oldest first."""
+    """List a stack's events, oldest first (Heat's paging: --marker, --limit)."""
     inv = invocation(ctx)
     if follow:
         if fmt is not EventFormat.log:
             raise InvalidInput.single("--follow can only be specified with --format log")
         return follow_events(ctx, stack, resource)
-    events = inv.stacks.events(inv.project, stack, resource_name=resource, limit=limit)
+    events = inv.stacks.events(
+        inv.project,
+        stack,
+        resource_name=resource,
+        limit=limit,
+        marker=marker,
+        sort_dir=sort_direction(sort),
+    )
     if fmt is EventFormat.log:
         _print_log(events)
         return 0
@@ -88,6 +104,14 @@ def list_events(
     return 0
 
 
+def sort_direction(spec: str | None) -> Literal["asc", "desc"]:
+    """heatclient's ``--sort event_time:desc``; events sort by time only."""
+    key, _, direction = (spec or "asc").rpartition(":")
+    if key not in ("", "event_time") or direction not in ("asc", "desc"):
+        raise InvalidInput.single(f"Events sort by event_time, asc or desc; not {spec!r}")
+    return "asc" if direction == "asc" else "desc"
+
+
 def follow_events(ctx: typer.Context, stack: str, resource: str | None) -> int:
     """Print events as they come until the stack settles, its timeout
     passes, or Ctrl-C (which is how a tail ends, so it exits 0).
@@ -95,7 +119,7 @@ def follow_events(ctx: typer.Context, stack: str, resource: str | None) -> int:
     It only watches: the work is done by whichever engine runs it."""
     inv = invocation(ctx)
     body = inv.stacks.show(inv.project, stack)
-    feed = EventFeed(inv.stacks, body["id"], resource=resource)
+    feed = EventFeed(inv.stacks, inv.project, body["id"], resource=resource)
     deadline = time.monotonic() + 60 * float(body.get("timeout_mins") or 60)
     try:
         while True:

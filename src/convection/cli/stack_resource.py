@@ -64,7 +64,7 @@ def collect(inv: Invocation, stack: str, depth: int) -> list[dict[str, Any]]:
     if depth <= 0:
         return found
     stack_id = stacks.show(inv.project, stack)["id"]
-    for child in stacks.list(inv.project):
+    for child in stacks.list(inv.project, show_nested=True):
         if child.get("parent") == stack_id:
             found.extend(collect(inv, child["id"], depth - 1))
     return found

@@ -17,6 +17,7 @@ import dataclasses
 from typing import Any
 
 from convection.definition import ResourceDefinition
+from convection.engine import hooks
 from convection.engine import lifecycle as lc
 from convection.engine.lifecycle import Outcome
 from convection.engine.run import TraversalRun
@@ -30,6 +31,8 @@ from convection.types import JSON
 
 async def run_update(run: TraversalRun, node: NodeRecord) -> Outcome:
     assert run.definition is not None
+    if hooks.post_cleared(node):
+        return lc.done()  # the action was recorded when the post hook paused it
     rdef = run.definition.resources[node.resource_name]
     row = _row(run, node)
     plugin = run.plugin(rdef.resolved_type)
@@ -46,6 +49,9 @@ async def run_update(run: TraversalRun, node: NodeRecord) -> Outcome:
         return await _resume(run, node, plugin, values, progress)
     external = _external_id(run, rdef)
     kind, reason = _choose(run, node, row, plugin, values, external)
+    paused = hooks.before_update(run, node, row, kind, external)
+    if paused is not None:
+        return paused
     if kind == "create" and external is not None:
         return await _adopt(run, node, plugin, row, values, str(external))
     if kind == "create":
@@ -57,6 +63,8 @@ async def run_update(run: TraversalRun, node: NodeRecord) -> Outcome:
         return await create_on(run, node, plugin, new, values, row.id)
     if kind == "noop":
         return lc.done(_settle(run, row, rdef))
+    if kind == "restricted":
+        return _refused(row, reason)
     return lc.failed(row, Action.UPDATE, reason)
 
 
@@ -157,11 +165,18 @@ def _restricted(run: TraversalRun, row: ResourceRecord, kind: str) -> tuple[str,
     assert run.definition is not None
     registry = run.definition.environment.resource_registry
     if kind in registry.restricted_actions_for(row.name):
-        reason = (
-            f"ResourceActionRestricted: resources.{row.name}: {kind} is restricted for resource."
-        )
-        return "error", reason
+        return "restricted", kind
     return kind, kind
+
+
+def _refused(row: ResourceRecord, kind: str) -> Outcome:
+    """A restricted update or replace, as Heat fails it: the resource keeps
+    its state (a later unrestricted update still updates it in place); an
+    ``UPDATE_FAILED`` event says why, and the stack fails with the error."""
+    short = f"{kind} is restricted for resource."
+    event = lc.event(row, Action.UPDATE, Status.FAILED, short)
+    reason = f"ResourceActionRestricted: resources.{row.name}: {short}"
+    return Outcome("failed", [event], failure=(Action.UPDATE, reason))
 
 
 def _immutable_reason(row: ResourceRecord, plugin: ResourcePlugin, values: Any) -> str:
@@ -331,4 +346,4 @@ async def finish(
     if replaces is not None:
         progress.append(UpdateResource(row.id, {"current": True}))
         progress.append(UpdateResource(replaces, {"current": False, "replaced_by": row.id}))
-    return lc.done(facts, progress)
+    return hooks.after_action(run, node, row, action, replaces, lc.done(facts, progress))

@@ -35,7 +35,7 @@ class Outcome:
     """How a job ended. ``facts`` and ``progress`` are journal changes the
     walker writes with the node's own state, atomically."""
 
-    state: str  # "done" | "sleeping" | "failed"
+    state: str  # "done" | "sleeping" | "paused" (at a hook) | "failed"
     facts: list[Change] = field(default_factory=list)
     progress: list[Change] = field(default_factory=list)
     #: Sleeping: when to run again, and the progress to resume from.

@@ -39,6 +39,8 @@ class Tally:
     stopping: str | None = None
     #: Node keys skipped because something they need failed.
     skipped: set[str] = field(default_factory=set)
+    #: A node has waited at a hook (``engine.hooks``): look for wake timers.
+    parked: bool = False
 
 
 class TraversalRun:

@@ -9,6 +9,7 @@ definition, its resource rows and its nodes).
 from __future__ import annotations
 
 from convection.engine.config import EngineConfig
+from convection.engine.hooks import parked
 from convection.engine.journal import Journal
 from convection.engine.operations import Warm
 from convection.engine.run import TraversalRun
@@ -51,6 +52,7 @@ def count_nodes(run: TraversalRun, nodes: list[NodeRecord]) -> None:
     tally.remaining = sum(1 for n in nodes if n.state not in FINISHED)
     tally.skipped = {n.key for n in nodes if n.state == "skipped"}
     run.successors = {n.key: tuple(n.successors) for n in nodes}
+    tally.parked = tally.parked or any(parked(n) for n in nodes)
     for n in nodes:
         if n.state == "failed" and tally.failure is None:
             row = run.view.get(n.resource_id) if n.resource_id is not None else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 
+from convection.engine.hooks import WAKE_PURPOSE, wake
 from convection.engine.journal import Journal
 from convection.engine.run import TraversalRun
 from convection.store.api import DeleteTimers, Store, UpdateNode
@@ -63,6 +64,12 @@ class Timers:
                 continue
             if run.tally.stopping not in (None, "cancelled"):
                 skipped = True
+                continue
+            if timer.purpose.startswith(WAKE_PURPOSE):
+                hook = timer.purpose[len(WAKE_PURPOSE) :]
+                woken = wake(self._store, run.id, timer.node_key, hook)
+                self._journal.submit(run.id, progress=woken)
+                hungry.add(run.id)
                 continue
             ready = UpdateNode(run.id, timer.node_key, {"state": "ready"})
             self._journal.submit(run.id, progress=[DeleteTimers(run.id, timer.node_key), ready])

@@ -171,6 +171,10 @@ class Engine:
                     self.timers.forget()
         for run in list(self.runs.values()):
             self._check_run(run, now)
+        if any(run.tally.parked for run in self.runs.values()):
+            # A hook may have been cleared by another process: its wake is
+            # a timer row this engine has not heard of.
+            self.timers.forget()
 
     def _check_run(self, run: TraversalRun, now: datetime) -> None:
         stack = self.store.get_stack_by_id(run.stack.id)
@@ -284,6 +288,10 @@ class Engine:
                 progress.append(ReleaseSuccessors(run.id, released))
             if outcome.drifted is not None and run.tally.check_failed is None:
                 run.tally.check_failed = outcome.drifted
+        elif outcome.state == "paused":
+            # A hook: the job parked the node itself (``engine.hooks``).
+            finished = 0
+            run.tally.parked = True
         else:
             progress.append(UpdateNode(run.id, key, {"state": "failed", "lease_owner": None}))
             finished += self._skip_downstream(run, node, progress)

@@ -6,7 +6,8 @@ Terraform graph builder's ``Steps()``; each entry is one small transform.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Collection, Mapping, Sequence
 
 from convection.definition import StackDefinition
 from convection.plan.decide import Decisions, Stored, decide_all
@@ -55,6 +56,7 @@ def build_plan(
     *,
     operation: str = "UPDATE",
     rollback: bool = False,
+    visit: Collection[str] = (),
 ) -> Plan:
     """Compare ``stored`` resource versions with ``definition`` and plan the
     operation that converges the one to the other.
@@ -64,17 +66,33 @@ def build_plan(
     plugin class), changes whose new values are known without running
     anything are refined from "evaluate" to update, replace or noop, as a
     preview shows them. ``rollback`` lets old versions be restored.
+    ``visit`` names resources that get an update node even when unchanged
+    (Heat visits every resource, and a pre-update hook stops there).
     """
     split = Stored.split(stored)
     hashes = digests(definition) if definition is not None else {}
     decisions = decide_all(definition, split, hashes, rollback=rollback)
     if schemas is not None and definition is not None:
         decisions = refine(definition, split, decisions, schemas, hashes)
+    if visit:
+        decisions = _visit(decisions, frozenset(visit))
     g = OpGraph()
     for step in steps(definition, split, stored, decisions):
         step.apply(g)
     g.check_acyclic()
     return Plan(operation, decisions.changes, decisions.deposed, g.nodes, g.edges)
+
+
+def _visit(decisions: Decisions, names: frozenset[str]) -> Decisions:
+    """Unchanged resources in ``names`` are evaluated (the job finds them
+    unchanged). After every other decision, so nothing else moves."""
+    changes = tuple(
+        dataclasses.replace(c, action=Action.EVALUATE, reason="pre-update hook")
+        if c.action is Action.NOOP and c.name in names
+        else c
+        for c in decisions.changes
+    )
+    return dataclasses.replace(decisions, changes=changes)
 
 
 _ACTIONS: Mapping[NodeKind, tuple[Action, bool]] = {
