@@ -3,21 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from convection.cli.main import run
-
-
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in list(os.environ):
-        if name.startswith("CONVECTION_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CONVECTION_CONFIG", str(tmp_path / "absent.toml"))
 
 
 def show(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:

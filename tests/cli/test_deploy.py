@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,36 +29,6 @@ outputs:
 """
 
 #: Longest a test may run before it is failed (a hung engine, say).
-DEADLINE_SECONDS = 30
-
-
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in list(os.environ):
-        if name.startswith("CONVECTION_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CONVECTION_CONFIG", str(tmp_path / "absent.toml"))
-
-
-@pytest.fixture(autouse=True)
-def _deadline() -> Iterator[None]:
-    """An engine that can make no progress fails the test (the alarm
-    interrupts the event loop, and repeats until it gets out) instead of
-    hanging the suite."""
-
-    def expired(signum: int, frame: object) -> None:
-        raise TimeoutError(f"test still running after {DEADLINE_SECONDS} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, DEADLINE_SECONDS, 1)
-    yield
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    signal.signal(signal.SIGALRM, previous)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'stacks.db'}"
 
 
 def deploy(capsys: pytest.CaptureFixture[str], db: str, *args: str) -> tuple[int, str, str]:

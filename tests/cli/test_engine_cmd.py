@@ -8,7 +8,6 @@ SQLite file, and send them real signals.
 from __future__ import annotations
 
 import json
-import os
 import queue
 import signal
 import subprocess
@@ -38,19 +37,6 @@ resources:
 outputs:
   slow: {value: {get_attr: [slow, output]}}
 """
-
-
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in list(os.environ):
-        if name.startswith("CONVECTION_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CONVECTION_CONFIG", str(tmp_path / "absent.toml"))
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'stacks.db'}"
 
 
 @pytest.fixture

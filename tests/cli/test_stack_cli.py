@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -95,37 +94,6 @@ class Cli:
 
 
 #: Longest a test may run before it is failed (a hung engine, say).
-DEADLINE_SECONDS = 30
-
-
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """No setting leaks in from the user's environment or config file."""
-    for name in list(os.environ):
-        if name.startswith("CONVECTION_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CONVECTION_CONFIG", str(tmp_path / "absent.toml"))
-
-
-@pytest.fixture(autouse=True)
-def _deadline() -> Iterator[None]:
-    """An engine that can make no progress fails the test (the alarm
-    interrupts the event loop, and repeats until it gets out) instead of
-    hanging the suite."""
-
-    def expired(signum: int, frame: object) -> None:
-        raise TimeoutError(f"test still running after {DEADLINE_SECONDS} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, DEADLINE_SECONDS, 1)
-    yield
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    signal.signal(signal.SIGALRM, previous)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'stacks.db'}"
 
 
 @pytest.fixture

@@ -6,9 +6,6 @@ SQLite file, in-process, as a user runs them."""
 from __future__ import annotations
 
 import io
-import os
-import signal
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,8 +15,6 @@ from convection.cli.context import Invocation
 from convection.cli.progress import Frame, _live_parts
 
 from .test_stack_cli import Cli, write
-
-DEADLINE_SECONDS = 30
 
 GATES = """\
 heat_template_version: 2021-04-16
@@ -37,33 +32,6 @@ resources:
 outputs:
   greeting: {value: {get_attr: [c, value]}}
 """
-
-
-@pytest.fixture(autouse=True)
-def _clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in list(os.environ):
-        if name.startswith("CONVECTION_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("CONVECTION_CONFIG", str(tmp_path / "absent.toml"))
-
-
-@pytest.fixture(autouse=True)
-def _deadline() -> Iterator[None]:
-    """A hung engine fails the test instead of hanging the suite."""
-
-    def expired(signum: int, frame: object) -> None:
-        raise TimeoutError(f"test still running after {DEADLINE_SECONDS} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, DEADLINE_SECONDS, 1)
-    yield
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    signal.signal(signal.SIGALRM, previous)
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> str:
-    return f"sqlite:///{tmp_path / 'stacks.db'}"
 
 
 @pytest.fixture
