@@ -2,9 +2,11 @@
 
 Convection runs the real thing: a stack of no-op resources created, updated
 (one resource changed) and deleted on the durable SQLite store, every state
-change journaled. TaskFlow (its parallel engine, in memory, no persistence)
-runs a graph flow of no-op tasks of the same shape in the same process and
-run, because on a noisy 2-core machine only ratios hold.
+change journaled; each figure is the whole operation as ``--wait`` sees it
+(compile + plan + start + engine until settled, and the final ``show``).
+TaskFlow (its parallel engine, in memory, no persistence) runs a graph flow
+of no-op tasks of the same shape in the same process and run, because on a
+noisy 2-core machine only ratios hold.
 
 Shapes (N resources):
   wide         N independent resources
@@ -14,24 +16,44 @@ Shapes (N resources):
   sleepy-wide  N independent resources whose create takes 50 ms (a timer in
                Convection, a thread sleeping in TaskFlow), concurrency 100
 
+Columns: ``update1`` changes one resource in the process that created the
+stack (a long-lived service: the previous compile is in memory, see
+``convection._recompile``); ``update1 cold`` does the same from a fresh
+``Stacks`` with nothing remembered (a new CLI process). ``taskflow`` is
+``engines.load`` + ``run`` of an already built flow, on a thread pool made
+beforehand with ``max_workers`` equal to Convection's concurrency (so the
+pool's start and its idle workers' 1 s shutdown are not counted against
+it). TaskFlow's scheduler grows faster than linearly on chain and layered
+graphs; a size whose predicted time exceeds ``--taskflow-budget`` is
+skipped (the prediction is printed instead).
+
 Usage: .venv/bin/python bench/engine_bench.py [--sizes 100,1000,10000]
        [--shapes wide,chain,layered,sleepy-wide] [--no-taskflow]
+       [--taskflow-budget 60] [--no-memory]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import json
 import math
+import platform
 import random
+import resource
+import sqlite3
+import subprocess
+import sys
 import tempfile
+import threading
 import time
-import tracemalloc
 from collections.abc import Callable
+from concurrent import futures
 from pathlib import Path
 from typing import Any
 
+from convection import _recompile
 from convection.compiler import StackInputs
 from convection.engine import EngineConfig
 from convection.limits import Limits
@@ -39,6 +61,8 @@ from convection.stacks import Stacks, StacksConfig
 from convection.store.sql import open_store
 
 Deps = dict[str, list[str]]
+LIMITS = Limits(max_template_size=1 << 30, max_resources_per_stack=-1)
+NAN = float("nan")
 
 
 def shape(name: str, n: int) -> Deps:
@@ -76,13 +100,31 @@ def template(deps: Deps, *, sleepy: bool, changed: str | None = None) -> str:
     return json.dumps({"heat_template_version": "2018-08-31", "resources": resources})
 
 
+def concurrency(sleepy: bool) -> int:
+    return 100 if sleepy else 64
+
+
+def open_stacks(db: Path, sleepy: bool) -> Stacks:
+    engine = EngineConfig(concurrency=concurrency(sleepy))
+    return Stacks(open_store(f"sqlite:///{db}"), config=StacksConfig(limits=LIMITS, engine=engine))
+
+
+def forget_compiles() -> None:
+    """What a new process starts without: remembered compiles and digests."""
+    with _recompile._lock:
+        _recompile._cache.clear()
+    importlib.import_module("convection.plan.digest")._RECENT.clear()
+
+
 def convection_run(deps: Deps, *, sleepy: bool, db: Path) -> dict[str, float]:
-    limits = Limits(max_template_size=1 << 30, max_resources_per_stack=-1)
-    engine = EngineConfig(concurrency=100 if sleepy else 64)
-    stacks = Stacks(
-        open_store(f"sqlite:///{db}"), config=StacksConfig(limits=limits, engine=engine)
-    )
+    stacks = open_stacks(db, sleepy)
     times: dict[str, float] = {}
+    last = list(deps)[-1]
+    texts = {
+        "create": template(deps, sleepy=sleepy),
+        "update1": template(deps, sleepy=sleepy, changed=last),
+        "update1 cold": template(deps, sleepy=sleepy),  # back again
+    }
 
     def timed(label: str, op: Callable[[], Any]) -> None:
         gc.collect()
@@ -91,16 +133,15 @@ def convection_run(deps: Deps, *, sleepy: bool, db: Path) -> dict[str, float]:
         times[label] = time.perf_counter() - start
 
     def create() -> None:
-        text = template(deps, sleepy=sleepy)
-        ref = stacks.create("bench", "s", StackInputs.from_text(text, limits=limits))
+        inputs = StackInputs.from_text(texts["create"], limits=LIMITS)
+        ref = stacks.create("bench", "s", inputs)
         shown = stacks.wait(ref["id"])
         assert shown["stack_status"] == "CREATE_COMPLETE", shown["stack_status_reason"]
 
-    def update() -> None:
-        last = list(deps)[-1]
-        text = template(deps, sleepy=sleepy, changed=last)
-        stacks.update("bench", "s", StackInputs.from_text(text, limits=limits))
-        shown = stacks.wait(stacks.show("bench", "s")["id"])
+    def update(label: str, service: Stacks) -> None:
+        inputs = StackInputs.from_text(texts[label], limits=LIMITS)
+        ref = service.update("bench", "s", inputs)
+        shown = service.wait(ref["id"])
         assert shown["stack_status"] == "UPDATE_COMPLETE", shown["stack_status_reason"]
 
     def delete() -> None:
@@ -110,13 +151,21 @@ def convection_run(deps: Deps, *, sleepy: bool, db: Path) -> dict[str, float]:
 
     timed("create", create)
     if not sleepy:
-        timed("update1", update)
+        timed("update1", lambda: update("update1", stacks))
+        forget_compiles()
+        fresh = open_stacks(db, sleepy)
+        timed("update1 cold", lambda: update("update1 cold", fresh))
+        fresh.store.close()
     timed("delete", delete)
+    stacks.store.close()
     return times
 
 
-def taskflow_run(deps: Deps, *, sleepy: bool) -> float:
-    from taskflow import engines, task
+def taskflow_run(deps: Deps, *, sleepy: bool, budget: float) -> tuple[float, bool]:
+    """TaskFlow's parallel engine on ``deps``: seconds for load + run of a
+    built flow, and whether it finished (a watchdog suspends it at
+    ``budget``; it then stops once the step in progress ends)."""
+    from taskflow import engines, states, task
     from taskflow.patterns import graph_flow
 
     class Noop(task.Task):  # type: ignore[misc]
@@ -130,36 +179,112 @@ def taskflow_run(deps: Deps, *, sleepy: bool) -> float:
     for name, needs in deps.items():
         for need in needs:
             flow.link(tasks[need], tasks[name])
-    start = time.perf_counter()
-    engine = engines.load(flow, engine="parallel", max_workers=100 if sleepy else 64)
-    engine.run()
-    return time.perf_counter() - start
+    with futures.ThreadPoolExecutor(max_workers=concurrency(sleepy)) as pool:
+        gc.collect()
+        start = time.perf_counter()
+        engine = engines.load(flow, engine="parallel", executor=pool)
+        watchdog = threading.Timer(budget, engine.suspend)
+        watchdog.start()
+        try:
+            engine.run()
+        finally:
+            watchdog.cancel()
+        elapsed = time.perf_counter() - start
+        return elapsed, engine.storage.get_flow_state() == states.SUCCESS
 
 
-def peak_memory_mb(deps: Deps, db: Path) -> float:
-    tracemalloc.start()
-    convection_run(deps, sleepy=False, db=db)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak / 1e6
+def predicted(history: list[tuple[int, float, bool]], n: int) -> float:
+    """TaskFlow's time at ``n`` from its last two sizes (at least linear,
+    quadratic when there is only one)."""
+    if not history:
+        return 0.0
+    n1, t1, _ = history[-2] if len(history) > 1 else (0, 0.0, True)
+    n2, t2, _ = history[-1]
+    k = 2.0
+    if n1 and t1 > 0 and n2 != n1:
+        k = min(3.0, max(1.0, math.log(t2 / t1) / math.log(n2 / n1)))
+    return t2 * (n / n2) ** k
+
+
+def memory_child(n: int, traced: bool) -> None:
+    """Create, update and delete a layered stack; print the peak memory."""
+    import tracemalloc
+
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if traced:
+        tracemalloc.start()
+    with tempfile.TemporaryDirectory() as tmp:
+        convection_run(shape("layered", n), sleepy=False, db=Path(tmp) / "mem.db")
+    peak = tracemalloc.get_traced_memory()[1] / 1e6 if traced else NAN
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"traced": peak, "rss": rss, "baseline": baseline}))
+
+
+def memory(n: int) -> None:
+    """Peak memory of a layered stack's create+update+delete, each in a
+    fresh process: traced (tracemalloc) and max RSS (without tracemalloc,
+    which itself inflates RSS)."""
+    found = {}
+    for traced in (True, False):
+        args = [sys.executable, __file__, "--memory-child", str(n)]
+        out = subprocess.run(
+            [*args, *(["--traced"] if traced else [])],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        found[traced] = json.loads(out.strip().splitlines()[-1])
+    print(
+        f"peak memory, layered {n:,} create+update+delete: tracemalloc "
+        f"{found[True]['traced']:.0f} MB; max RSS {found[False]['rss']:.0f} MB "
+        f"(of which {found[False]['baseline']:.0f} MB after imports) (target <= 150 MB)"
+    )
+
+
+def machine() -> str:
+    import taskflow.version
+
+    return (
+        f"# {platform.processor() or platform.machine()}, {__import__('os').cpu_count()} cores, "
+        f"Python {platform.python_version()}, SQLite {sqlite3.sqlite_version}, "
+        f"TaskFlow {taskflow.version.version_string()}"
+    )
+
+
+def row(name: str, n: int, t: dict[str, float], tf: float, done: bool, note: str) -> str:
+    ratio = tf / t["create"] if t["create"] and tf == tf else NAN
+    cells = [t["create"], t.get("update1", NAN), t.get("update1 cold", NAN), t["delete"]]
+    nums = " ".join(f"{v:>9.3f}" for v in cells)
+    over = "" if done else ">"
+    tf_cell = f"{over}{tf:.3f}"
+    ratio_cell = f"{over}{ratio:.1f}x"
+    return f"{name:<12} {n:>6} {nums} {tf_cell:>10} {ratio_cell:>9} {note}".rstrip()
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default="100,1000,10000")
     parser.add_argument("--shapes", default="wide,chain,layered,sleepy-wide")
     parser.add_argument("--no-taskflow", action="store_true")
-    parser.add_argument("--memory", action="store_true", help="also measure peak memory")
+    parser.add_argument("--taskflow-budget", type=float, default=60.0)
+    parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.memory_child:
+        memory_child(args.memory_child, args.traced)
+        return
     sizes = [int(s) for s in args.sizes.split(",")]
+    print(machine())
     header = (
-        f"{'shape':<12} {'N':>6} {'create s':>9} {'update1 s':>9} {'delete s':>9}"
-        f" {'taskflow s':>10} {'tf/create':>9}"
+        f"{'shape':<12} {'N':>6} {'create s':>9} {'update1 s':>9} {'upd1 cold':>9}"
+        f" {'delete s':>9} {'taskflow s':>10} {'tf/create':>9}"
     )
     print(header)
-    print("-" * len(header))
+    print("-" * len(header), flush=True)
     rows: dict[tuple[str, int], dict[str, float]] = {}
     for name in args.shapes.split(","):
+        history: list[tuple[int, float, bool]] = []
         for n in sizes:
             if name == "sleepy-wide" and n > 1000:
                 continue
@@ -167,28 +292,28 @@ def main() -> None:
             sleepy = name == "sleepy-wide"
             with tempfile.TemporaryDirectory() as tmp:
                 t = convection_run(deps, sleepy=sleepy, db=Path(tmp) / "bench.db")
-            tf = float("nan") if args.no_taskflow else taskflow_run(deps, sleepy=sleepy)
             rows[(name, n)] = t
-            ratio = tf / t["create"] if t["create"] else float("nan")
-            print(
-                f"{name:<12} {n:>6} {t['create']:>9.3f} {t.get('update1', float('nan')):>9.3f}"
-                f" {t['delete']:>9.3f} {tf:>10.3f} {ratio:>8.1f}x",
-                flush=True,
-            )
+            tf, done, note = NAN, True, ""
+            guess = predicted(history, n)
+            if args.no_taskflow:
+                pass
+            elif guess > 5 * args.taskflow_budget or not all(ok for _, _, ok in history):
+                note = f"(TaskFlow not run: about {guess:,.0f} s predicted)"
+            else:
+                tf, done = taskflow_run(deps, sleepy=sleepy, budget=args.taskflow_budget)
+                history.append((n, tf, done))
+                if not done:
+                    note = f"(TaskFlow suspended after {args.taskflow_budget:.0f} s)"
+            print(row(name, n, t, tf, done, note), flush=True)
     for name in ("wide", "chain", "layered"):
         small, big = rows.get((name, 1000)), rows.get((name, 10000))
         if small and big:
             print(
-                f"growth {name}: create 10k/1k = {big['create'] / small['create']:.1f}x "
-                f"(target <= 12x)"
+                f"growth {name}: create 10k/1k = {big['create'] / small['create']:.1f}x, "
+                f"delete {big['delete'] / small['delete']:.1f}x (target <= 12x)"
             )
-    if args.memory and 10000 in sizes:
-        with tempfile.TemporaryDirectory() as tmp:
-            mb = peak_memory_mb(shape("layered", 10000), Path(tmp) / "mem.db")
-        print(
-            f"peak traced memory, layered 10,000 create+update+delete: {mb:.0f} MB "
-            "(target <= 150 MB)"
-        )
+    if not args.no_memory and 10000 in sizes:
+        memory(10000)
 
 
 if __name__ == "__main__":

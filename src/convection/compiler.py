@@ -12,10 +12,11 @@ Every phase's diagnostics are gathered, so a user sees all problems at once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from convection import _recompile
 from convection._gc import collector_paused
 from convection.definition import StackDefinition, TypeCatalog, build_definition
 from convection.diagnostics import Diagnostic, Diagnostics
@@ -117,9 +118,86 @@ def compile_stack(
     need not be supplied and are not checked against constraints.
     """
     with collector_paused():  # see convection._gc: compiling makes no cycles
-        return _compile_stack(
+        key = _stack_key(identity, catalog, strict, limits)
+        previous = None if key is None else _recompile.recall(key)
+        if previous is not None:
+            found = _again(inputs, previous, catalog=catalog, strict=strict, limits=limits)
+            if found is not None:
+                _remember(key, inputs, found)
+                return found
+        compiled = _compile_stack(
             inputs, identity=identity, catalog=catalog, strict=strict, limits=limits
         )
+        if key is not None:
+            _remember(key, inputs, compiled)
+        return compiled
+
+
+def _stack_key(
+    identity: StackIdentity, catalog: TypeCatalog | None, strict: bool, limits: Limits
+) -> Hashable | None:
+    """What a compile of a stack's template is remembered under (see
+    :mod:`convection._recompile`); None for validation and previews of new
+    stacks, which are never remembered."""
+    if identity.id in (VALIDATION_IDENTITY.id, ""):
+        return None
+    key = (identity, catalog, strict, limits)
+    try:
+        hash(key)
+    except TypeError:  # an unhashable catalog: nothing to key on
+        return None
+    return key
+
+
+def _sources(inputs: StackInputs) -> _recompile.Sources:
+    return _recompile.Sources(
+        inputs.template, tuple(inputs.environments), inputs.files, inputs.parameters
+    )
+
+
+def _remember(key: Hashable, inputs: StackInputs, compiled: Compiled) -> None:
+    previous = _recompile.Previous(
+        _sources(inputs), compiled.template, compiled.environment, compiled.definition, compiled
+    )
+    _recompile.remember(key, previous)
+
+
+def _again(
+    inputs: StackInputs,
+    previous: _recompile.Previous,
+    *,
+    catalog: TypeCatalog | None,
+    strict: bool,
+    limits: Limits,
+) -> Compiled | None:
+    """The compile of ``inputs`` built from the stack's previous compile, or
+    None when only a full compile gives the exact result."""
+    sources = _sources(inputs)
+    changed = _recompile.changed_resources(sources, previous.sources)
+    if changed is None:
+        return None
+    last: Compiled = previous.result
+    if last.warnings:
+        return None  # warnings come in template order: let a full compile place them
+    if not changed:
+        return last
+    rebuilt = _recompile.recompile(
+        sources, previous, changed, catalog=catalog, strict=strict, limits=limits
+    )
+    if rebuilt is None:
+        return None
+    template, definition = rebuilt
+    graph = last.graph
+    if any(
+        definition.resources[n].requires != last.definition.resources[n].requires
+        for n in changed
+        if n in definition.resources
+    ):
+        diags = Diagnostics()
+        graph = _graph(definition, diags)
+        if diags.has_errors:
+            return None
+    return Compiled(template, last.environment, definition, graph, ())
 
 
 def _compile_stack(

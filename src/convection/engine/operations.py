@@ -10,15 +10,16 @@ then finds it among the active traversals.
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from convection._gc import collector_paused
 from convection.definition import StackDefinition
 from convection.engine.templates import Definitions
+from convection.engine.view import evolve
 from convection.plan.build import build_plan
 from convection.plan.model import Action, Node, Plan
 from convection.resources.registry import TypeRegistry
@@ -79,6 +80,11 @@ class Operation:
 
 def start_operation(store: Store, op: Operation, warm: Warm | None = None) -> str:
     """Persist ``op`` as the stack's traversal; returns the traversal id."""
+    with collector_paused():  # 10,000s of records, and no cycles: see convection._gc
+        return _start(store, op, warm)
+
+
+def _start(store: Store, op: Operation, warm: Warm | None) -> str:
     rows = _allocate(store, op)
     traversal_id = str(uuid.uuid4())
     nodes = _node_records(traversal_id, op.plan, {r.name: r.id for r in rows})
@@ -119,7 +125,7 @@ def _allocate(store: Store, op: Operation) -> list[ResourceRecord]:
     if not new:
         return []
     ids = store.add_resources(new)
-    return [dataclasses.replace(r, id=i) for r, i in zip(new, ids, strict=True)]
+    return [evolve(r, {"id": i}) for r, i in zip(new, ids, strict=True)]
 
 
 def _new_row(stack_id: str, definition: StackDefinition, name: str) -> ResourceRecord:

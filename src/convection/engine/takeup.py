@@ -8,6 +8,7 @@ definition, its resource rows and its nodes).
 
 from __future__ import annotations
 
+from convection._gc import collector_paused
 from convection.engine.config import EngineConfig
 from convection.engine.hooks import parked
 from convection.engine.journal import Journal
@@ -40,7 +41,9 @@ def take_up(
         definition = definitions.get(store, registry, stack, stack.template_id)
         records = store.list_resources(stack.id)
         nodes = store.list_nodes(traversal.id)
-    run = TraversalRun(traversal, stack, definition, StackView(records), services=services)
+    with collector_paused():  # a whole stack's records: see convection._gc
+        view = StackView(records)
+    run = TraversalRun(traversal, stack, definition, view, services=services)
     count_nodes(run, nodes)
     return run
 

@@ -22,8 +22,10 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
+from convection.engine import lifecycle as lc
+from convection.engine._gc import full_collections_deferred
 from convection.engine.config import EngineConfig
-from convection.engine.finish import finish
+from convection.engine.finish import ROLLS_BACK, finish
 from convection.engine.job_action import run_check, run_resume, run_suspend
 from convection.engine.job_cleanup import run_cleanup
 from convection.engine.job_update import run_update
@@ -61,6 +63,12 @@ JOBS: dict[str, Job] = {
     "suspend": run_suspend,
     "resume": run_resume,
 }
+
+
+#: A node's outcome may be refused by the store this many times in a row
+#: before the node fails; the count lives in its payload under UNRECORDED.
+RECORD_ATTEMPTS = 3
+UNRECORDED = "unrecorded"
 
 
 def _now() -> datetime:
@@ -122,7 +130,12 @@ class Engine:
         self._wake = asyncio.Event()
         self._type_slots = {}  # asyncio primitives belong to one event loop
         self.journal.reset()
-        self.start()
+        with full_collections_deferred():  # see engine._gc
+            self.start()
+            await self._loop(until, idle_exit)
+            await self._drain()
+
+    async def _loop(self, until: Callable[[], bool] | None, idle_exit: bool) -> None:
         while True:
             self._scan()
             self.timers.fire(_now(), self.runs, self._hungry)
@@ -135,7 +148,6 @@ class Engine:
                 if not self.runs:
                     break
             await self._sleep()
-        await self._drain()
 
     async def _sleep(self) -> None:
         assert self._wake is not None
@@ -228,12 +240,18 @@ class Engine:
         try:
             outcome = await self._execute(run, node)
             if outcome is not None:
-                await self._record(run, node, outcome)
+                try:
+                    await self._record(run, node, outcome)
+                except StaleTraversal:
+                    raise
+                except Exception as exc:
+                    await self._unrecorded(run, node, exc)
         except StaleTraversal:
             run.tally.stopping = "superseded"
         except Exception:
-            # The store refused the outcome: this engine cannot make progress
-            # on the traversal. Its lease will lapse and another run retries.
+            # Not even a failure could be written: this engine cannot make
+            # progress on the traversal. Its lease will lapse and a later
+            # take-up retries.
             _log.exception("traversal %s: cannot record %s", run.id, node.key)
             run.tally.stopping = "broken"
         finally:
@@ -271,37 +289,11 @@ class Engine:
     # -- recording outcomes ------------------------------------------------------
 
     async def _record(self, run: TraversalRun, node: NodeRecord, outcome: Outcome) -> None:
-        progress = list(outcome.progress)
-        finished = 1
-        key = node.key
-        if outcome.state == "sleeping":
-            assert outcome.due_at is not None
-            payload = {**node.payload, "progress": outcome.resume}
-            fields = {"state": "sleeping", "lease_owner": None, "lease_until": None}
-            progress.append(UpdateNode(run.id, key, {**fields, "payload": payload}))
-            progress.append(AddTimer(run.id, key, outcome.due_at))
-            finished = 0
-        elif outcome.state == "done":
-            progress.append(UpdateNode(run.id, key, {"state": "done", "lease_owner": None}))
-            released = tuple(s for s in node.successors if s not in run.tally.skipped)
-            if released:
-                progress.append(ReleaseSuccessors(run.id, released))
-            if outcome.drifted is not None and run.tally.check_failed is None:
-                run.tally.check_failed = outcome.drifted
-        elif outcome.state == "paused":
-            # A hook: the job parked the node itself (``engine.hooks``).
-            finished = 0
-            run.tally.parked = True
-        else:
-            progress.append(UpdateNode(run.id, key, {"state": "failed", "lease_owner": None}))
-            finished += self._skip_downstream(run, node, progress)
-            if run.tally.failure is None:
-                run.tally.failure = outcome.failure
-            if run.traversal.rollback_enabled and run.traversal.action in (
-                Action.CREATE,
-                Action.UPDATE,
-            ):
-                run.tally.stopping = run.tally.stopping or "rollback"
+        """Journal ``outcome`` with the node's own state, then count it.
+
+        Nothing is counted before the write succeeds: a write the store
+        refuses leaves the tally as it was, for :meth:`_unrecorded`."""
+        progress, skipped = self._bookkeeping(run, node, outcome)
         try:
             await self.journal.write(run.id, outcome.facts, progress)
         except StaleTraversal:
@@ -309,27 +301,98 @@ class Engine:
             raise
         _apply_to_view(run, outcome.facts)
         _apply_to_view(run, outcome.progress)
-        run.tally.remaining -= finished
+        tally = run.tally
+        tally.skipped.update(skipped)
         if outcome.state == "done":
+            tally.remaining -= 1
+            if outcome.drifted is not None and tally.check_failed is None:
+                tally.check_failed = outcome.drifted
             self._hungry.add(run.id)
-        else:
-            self.timers.hint(outcome.due_at)
+            return
+        if outcome.state == "paused":
+            tally.parked = True  # a hook: the job parked the node itself (engine.hooks)
+        elif outcome.state == "failed":
+            tally.remaining -= 1 + len(skipped)
+            tally.failure = tally.failure or outcome.failure
+            if run.traversal.rollback_enabled and run.traversal.action in ROLLS_BACK:
+                tally.stopping = tally.stopping or "rollback"
+        self.timers.hint(outcome.due_at)
 
-    def _skip_downstream(self, run: TraversalRun, node: NodeRecord, out: list[Change]) -> int:
-        """Mark every node that (transitively) needs ``node`` as skipped."""
+    def _bookkeeping(
+        self, run: TraversalRun, node: NodeRecord, outcome: Outcome
+    ) -> tuple[list[Change], list[str]]:
+        """The node's own changes for ``outcome``, and the nodes a failure
+        skips."""
+        progress = list(outcome.progress)
+        key = node.key
+        if outcome.state == "sleeping":
+            assert outcome.due_at is not None
+            payload = {k: v for k, v in node.payload.items() if k != UNRECORDED}
+            payload["progress"] = outcome.resume
+            fields = {"state": "sleeping", "lease_owner": None, "lease_until": None}
+            progress.append(UpdateNode(run.id, key, {**fields, "payload": payload}))
+            progress.append(AddTimer(run.id, key, outcome.due_at))
+        elif outcome.state == "done":
+            progress.append(UpdateNode(run.id, key, {"state": "done", "lease_owner": None}))
+            released = tuple(s for s in node.successors if s not in run.tally.skipped)
+            if released:
+                progress.append(ReleaseSuccessors(run.id, released))
+        elif outcome.state == "failed":
+            progress.append(UpdateNode(run.id, key, {"state": "failed", "lease_owner": None}))
+            skipped = self._downstream(run, node)
+            progress.extend(UpdateNode(run.id, k, {"state": "skipped"}) for k in skipped)
+            return progress, skipped
+        return progress, []
+
+    def _downstream(self, run: TraversalRun, node: NodeRecord) -> list[str]:
+        """Every node that (transitively) needs ``node`` and is not skipped yet."""
         if run.successors is None:
             nodes = self.store.list_nodes(run.id)
             run.successors = {n.key: tuple(n.successors) for n in nodes}
-        stack, skipped = list(node.successors), 0
+        stack, found = list(node.successors), dict[str, None]()
         while stack:
             key = stack.pop()
-            if key in run.tally.skipped:
+            if key in run.tally.skipped or key in found:
                 continue
-            run.tally.skipped.add(key)
-            out.append(UpdateNode(run.id, key, {"state": "skipped"}))
-            skipped += 1
+            found[key] = None
             stack.extend(run.successors.get(key, ()))
-        return skipped
+        return list(found)
+
+    async def _unrecorded(self, run: TraversalRun, node: NodeRecord, exc: Exception) -> None:
+        """The store refused a job's outcome (not a superseded traversal).
+
+        The node is made ready again at once, its refusals counted in its
+        payload, so the job runs again (jobs are idempotent: this is what a
+        crash would lead to). After :data:`RECORD_ATTEMPTS` refusals in a
+        row it fails, and with it the stack, naming the error; before, a
+        refusal every lease period went on until the stack's timeout. If
+        even that cannot be written, the store is out of reach: the run is
+        dropped and its lease left to lapse."""
+        count = int(node.payload.get(UNRECORDED, 0)) + 1
+        _log.warning("traversal %s: cannot record %s (%d): %r", run.id, node.key, count, exc)
+        if count < RECORD_ATTEMPTS:
+            payload = {**node.payload, UNRECORDED: count}
+            fields = {"state": "ready", "lease_owner": None, "lease_until": None}
+            await self.journal.write(
+                run.id, progress=[UpdateNode(run.id, node.key, {**fields, "payload": payload})]
+            )
+            self._hungry.add(run.id)
+            return
+        action = _action_of(run, node)
+        reason = (
+            f"{type(exc).__name__}: resources.{node.resource_name}: the outcome could not "
+            f"be recorded ({count} attempts): {exc}"
+        )
+        row = run.view.get(node.resource_id) if node.resource_id is not None else None
+        if row is not None:
+            try:
+                await self._record(run, node, lc.failed(row, action, reason))
+                return
+            except StaleTraversal:
+                raise
+            except Exception:  # the resource's own row is what the store refuses
+                _log.exception("traversal %s: cannot fail %s's resource", run.id, node.key)
+        await self._record(run, node, Outcome("failed", failure=(action, reason)))
 
     # -- finishing ----------------------------------------------------------------
 
@@ -354,6 +417,15 @@ class Engine:
         op = rollback_operation(self.store, self.registry, self.definitions, stack)
         start_operation(self.store, op, self.warm)
         self._scan(force=True)
+
+
+def _action_of(run: TraversalRun, node: NodeRecord) -> str:
+    """The resource action a node performs, for its failure reason."""
+    if node.kind == "cleanup":
+        return Action.DELETE
+    if node.kind == "update":
+        return Action.CREATE if node.payload.get("action") == "CREATE" else Action.UPDATE
+    return node.kind.upper()
 
 
 def _apply_to_view(run: TraversalRun, changes: list[Change]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Collection, Mapping, Sequence
 
+from convection._gc import collector_paused
 from convection.definition import StackDefinition
 from convection.plan.decide import Decisions, Stored, decide_all
 from convection.plan.digest import digests
@@ -69,6 +70,18 @@ def build_plan(
     ``visit`` names resources that get an update node even when unchanged
     (Heat visits every resource, and a pre-update hook stops there).
     """
+    with collector_paused():  # planning makes no reference cycles: see convection._gc
+        return _build(definition, stored, schemas, operation, rollback, visit)
+
+
+def _build(
+    definition: StackDefinition | None,
+    stored: Sequence[ResourceRecord],
+    schemas: TypeSchemas | None,
+    operation: str,
+    rollback: bool,
+    visit: Collection[str],
+) -> Plan:
     split = Stored.split(stored)
     hashes = digests(definition) if definition is not None else {}
     decisions = decide_all(definition, split, hashes, rollback=rollback)

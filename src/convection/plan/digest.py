@@ -94,12 +94,37 @@ _RECENT: list[tuple[StackDefinition, dict[str, str]]] = []
 
 
 def digests(definition: StackDefinition) -> dict[str, str]:
-    """Every resource's digest, with the definition's parameters and files."""
+    """Every resource's digest, with the definition's parameters and files.
+
+    A definition compiled from its stack's previous one shares the resource
+    definitions that did not change (see ``convection._recompile``); with
+    the same parameter values and files, their digests are the ones already
+    computed, so only the changed resources are hashed again."""
     for known, found in _RECENT:
         if known is definition:
             return found
     inputs = StaticInputs(definition)
-    found = {name: digest(r, inputs) for name, r in definition.resources.items()}
+    earlier = _sharing_inputs(definition)
+    found = {}
+    for name, r in definition.resources.items():
+        if earlier is not None and earlier[0].resources.get(name) is r:
+            found[name] = earlier[1][name]
+        else:
+            found[name] = digest(r, inputs)
     _RECENT.insert(0, (definition, found))
     del _RECENT[4:]
     return found
+
+
+def _sharing_inputs(
+    definition: StackDefinition,
+) -> tuple[StackDefinition, dict[str, str]] | None:
+    """A recent definition whose static inputs are this one's: the same
+    parameter values object and equal files."""
+    for known, found in _RECENT:
+        if (
+            known.parameters is definition.parameters
+            and known.template.files == definition.template.files
+        ):
+            return known, found
+    return None

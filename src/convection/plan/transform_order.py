@@ -28,8 +28,10 @@ class OrderUpdates:
         if self.definition is None:
             return
         for name, r in self.definition.resources.items():
-            for dep in r.requires:
-                g.connect(update_key(name), update_key(dep))
+            later = update_key(name)
+            if later in g:  # a resource without a change has no node to order
+                for dep in r.requires:
+                    g.connect(later, update_key(dep))
 
 
 class OrderCleanupAfterReplacement:
@@ -56,6 +58,8 @@ class OrderCleanupAfterRequirers:
 
     def apply(self, g: OpGraph) -> None:
         by_name = _cleanups_by_name(g)
+        if not by_name:
+            return
         if self.definition is not None:
             for name, r in self.definition.resources.items():
                 _connect_all(g, update_key(name), r.requires, by_name)
@@ -124,6 +128,8 @@ def _connect_all(
     g: OpGraph, update: str, names: Iterable[str], by_name: Mapping[str, list[str]]
 ) -> None:
     """Every cleanup of the named resources runs after ``update``."""
+    if update not in g:
+        return
     for name in names:
         for cleanup in by_name.get(name, ()):
             g.connect(cleanup, update)

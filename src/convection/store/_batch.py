@@ -14,10 +14,18 @@ the batch is cut into *phases*:
 
 A typical batch is one phase. Events have no row identity and always land in
 phase 0, in batch order, so their ids follow the batch.
+
+First, consecutive updates of one row merge into one update (later fields
+win): a job's ``IN_PROGRESS`` marker and the physical id its plugin stores
+next are one ``UPDATE`` of the row, not two. Applying two updates of a row
+in order equals applying their merged fields once, and the merged update
+fails exactly when the first one would (the row is missing), so merging
+changes no result.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -43,8 +51,19 @@ Phase = dict[GroupKey, list[Change]]
 Rows = tuple[Hashable, ...]
 
 
+_SORTED: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+
 def _fields_group(change: Any) -> GroupKey:
-    return type(change).__name__, tuple(sorted(change.fields))
+    """The kind and sorted field names; a batch repeats a few field sets
+    thousands of times, so the sort is memoized on the names as given."""
+    given = tuple(change.fields)
+    found = _SORTED.get(given)
+    if found is None:
+        if len(_SORTED) > 4096:  # field sets are few; this only guards a leak
+            _SORTED.clear()
+        found = _SORTED[given] = tuple(sorted(given))
+    return type(change).__name__, found
 
 
 # Per change class: its statement group and the rows it touches. A table of
@@ -77,24 +96,68 @@ def keys(change: Change) -> tuple[GroupKey, Rows]:
 
 
 def plan(changes: Sequence[Change]) -> list[Phase]:
-    """Split ``changes`` into phases; see the module docstring for the rule."""
-    phases: list[Phase] = [{}]
-    last: dict[Hashable, tuple[int, GroupKey]] = {}
+    """Split ``changes`` into phases, merging updates of a row as it goes;
+    see the module docstring for the rules."""
+    phases: list[dict[GroupKey, list[Change | None]]] = [{}]
+    #: row -> where its last change went: (phase, group, index in the bucket)
+    last: dict[Hashable, tuple[int, GroupKey, int]] = {}
+    merged = False
     for change in changes:
-        group, rows = keys(change)
+        row_of = _UPDATED_ROW.get(type(change))
+        if row_of is None:
+            group, rows = keys(change)
+        else:
+            row = row_of(change)
+            seen = last.get(row)
+            if seen is not None and _merge_into(phases, seen, change, row, last):
+                merged = True
+                continue
+            group, rows = _fields_group(change), (row,)
         at = 0
         for row in rows:
             seen = last.get(row)
             if seen is not None:
-                phase, seen_group = seen
-                at = max(at, phase if seen_group == group else phase + 1)
-        for row in rows:
-            last[row] = (at, group)
+                at = max(at, seen[0] if seen[1] == group else seen[0] + 1)
         if at == len(phases):
             phases.append({})
-        bucket = phases[at].get(group)
-        if bucket is None:
-            phases[at][group] = [change]
-        else:
-            bucket.append(change)
-    return phases
+        bucket = phases[at].setdefault(group, [])
+        for row in rows:
+            last[row] = (at, group, len(bucket))
+        bucket.append(change)
+    if not merged:
+        return phases  # type: ignore[return-value]
+    kept = ({g: [c for c in b if c is not None] for g, b in phase.items()} for phase in phases)
+    return [{g: b for g, b in phase.items() if b} for phase in kept]
+
+
+#: The one row each update kind touches: updates of the same kind of the same
+#: row may merge.
+_UPDATED_ROW: dict[type[Any], Callable[[Any], Hashable]] = {
+    UpdateStack: lambda c: ("stack", c.stack_id),
+    UpdateResource: lambda c: ("resource", c.resource_id),
+    UpdateNode: lambda c: ("node", c.traversal_id, c.key),
+    UpdateTraversal: lambda c: ("traversal", c.traversal_id),
+}
+
+
+def _merge_into(
+    phases: list[dict[GroupKey, list[Change | None]]],
+    seen: tuple[int, GroupKey, int],
+    change: Any,
+    row: Hashable,
+    last: dict[Hashable, tuple[int, GroupKey, int]],
+) -> bool:
+    """Merge ``change`` into the row's last change if that is an update of
+    the same kind, which then moves to the bucket of the merged fields in
+    the same phase (no other change of that phase touches the row)."""
+    phase, group, index = seen
+    earlier: Any = phases[phase][group][index]
+    if type(earlier) is not type(change):
+        return False
+    combined = dataclasses.replace(earlier, fields={**earlier.fields, **change.fields})
+    phases[phase][group][index] = None
+    new_group = _fields_group(combined)
+    bucket = phases[phase].setdefault(new_group, [])
+    last[row] = (phase, new_group, len(bucket))
+    bucket.append(combined)
+    return True

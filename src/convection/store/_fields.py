@@ -90,8 +90,8 @@ def aware(value: datetime, what: str) -> datetime:
 
 def check_fields(what: str, fields: Mapping[str, Any], allowed: frozenset[str]) -> None:
     """Refuse unknown fields, naive datetimes and unknown node states."""
-    unknown = sorted(set(fields) - allowed)
-    if unknown:
+    if not fields.keys() <= allowed:
+        unknown = sorted(set(fields) - allowed)
         raise ValueError(f"{what}: unknown or read-only fields {unknown}")
     for name, value in fields.items():
         if isinstance(value, datetime):
@@ -155,16 +155,20 @@ def sort_columns(sort_keys: Sequence[str]) -> list[str]:
     return keys
 
 
+#: Fields a change of each update kind may set.
+_ALLOWED: dict[type[Any], frozenset[str]] = {
+    UpdateStack: STACK_FIELDS,
+    UpdateResource: RESOURCE_FIELDS,
+    UpdateNode: NODE_FIELDS,
+    UpdateTraversal: TRAVERSAL_FIELDS,
+}
+
+
 def check_changes(changes: Sequence[Change]) -> None:
     """Refuse a malformed batch before anything is written."""
-    allowed: dict[type[Any], frozenset[str]] = {
-        UpdateStack: STACK_FIELDS,
-        UpdateResource: RESOURCE_FIELDS,
-        UpdateNode: NODE_FIELDS,
-        UpdateTraversal: TRAVERSAL_FIELDS,
-    }
     for change in changes:
-        if isinstance(change, UpdateStack | UpdateResource | UpdateNode | UpdateTraversal):
-            check_fields(type(change).__name__, change.fields, allowed[type(change)])
+        allowed = _ALLOWED.get(type(change))
+        if allowed is not None:
+            check_fields(type(change).__name__, change.fields, allowed)  # type: ignore[union-attr]
         elif isinstance(change, AddTimer):
             aware(change.due_at, "AddTimer.due_at")

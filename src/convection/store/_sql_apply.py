@@ -26,7 +26,7 @@ from sqlalchemy.engine import Connection
 from convection.errors import NotFound
 from convection.store import schema
 from convection.store._batch import GroupKey, plan
-from convection.store._sql_fast import executemany
+from convection.store._sql_fast import executemany, executemany_columns
 from convection.store.api import (
     AddTimer,
     AppendEvent,
@@ -83,27 +83,21 @@ def _update_stmt(table: sa.Table, keys: tuple[str, ...], columns: tuple[str, ...
 def _update(conn: Connection, group: GroupKey, items: list[Any], now: datetime) -> None:
     kind, fields = group
     table, keys, what, key_of = _UPDATES[kind]
-    extra: JSONDict = {"v_consumed": True} if kind == "ConsumeSignal" else {}
-    if kind in _STAMPED and "updated_at" not in fields:
-        extra["v_updated_at"] = now
-    columns = tuple(sorted([*fields, *(name[2:] for name in extra)]))
-    key_names = tuple(f"k_{k}" for k in keys)
-    value_names = tuple((f, f"v_{f}") for f in fields)
     items = sorted(items, key=key_of)
-    params = []
-    for change in items:
-        row = dict(zip(key_names, key_of(change), strict=True))
-        if value_names:
-            given = change.fields
-            for field, name in value_names:
-                row[name] = given[field]
-        row.update(extra)
-        params.append(row)
-    matched = executemany(conn, _update_stmt(table, keys, columns), params)
-    if matched != len(params):
-        wanted = [key_of(c) for c in items]
+    wanted = [key_of(c) for c in items]
+    n = len(items)
+    columns: dict[str, list[Any]] = {f"k_{k}": [w[j] for w in wanted] for j, k in enumerate(keys)}
+    for field in fields:
+        columns[f"v_{field}"] = [c.fields[field] for c in items]
+    if kind == "ConsumeSignal":
+        columns["v_consumed"] = [True] * n
+    if kind in _STAMPED and "updated_at" not in fields:
+        columns["v_updated_at"] = [now] * n
+    values = tuple(sorted(name[2:] for name in columns if name.startswith("v_")))
+    matched = executemany_columns(conn, _update_stmt(table, keys, values), columns, n)
+    if matched != n:
         _raise_missing(conn, table, keys, what, wanted)
-        raise AssertionError(f"{what}: {matched} rows matched {len(params)} existing keys")
+        raise AssertionError(f"{what}: {matched} rows matched {n} existing keys")
 
 
 def _raise_missing(

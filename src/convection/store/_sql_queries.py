@@ -17,8 +17,9 @@ from convection.errors import NotFound
 from convection.store import _sql_rows as rows
 from convection.store import _sql_statements as q
 from convection.store._fields import sort_columns
-from convection.store._sql_fast import executemany
-from convection.store.api import JSONDict, NodeRecord, StackRecord, TraversalRecord
+from convection.store._sql_fast import executemany_columns
+from convection.store._sql_read import fetch_records
+from convection.store.api import NodeRecord, StackRecord, TraversalRecord
 from convection.store.schema import raw_templates, stacks, traversals
 
 Lock = Literal["share", "update"] | None
@@ -56,28 +57,29 @@ def claim(
         "b_owner": owner,
         "b_lease_until": lease_until,
     }
-    return [rows.node(r) for r in conn.execute(q.CLAIM, params).mappings()]
+    return fetch_records(conn, q.CLAIM, params, NodeRecord)
 
 
-def insert_resources(conn: Connection, values: list[JSONDict]) -> list[int]:
-    """Insert resource rows; their ids in the order given.
+def insert_resources(conn: Connection, columns: dict[str, list[Any]], n: int) -> list[int]:
+    """Insert ``n`` resource rows given column by column; their ids in order.
 
     One ``executemany`` either way. PostgreSQL: the ids are drawn from the
     column's sequence first and inserted explicitly. SQLite: the new ids are
     those above the previous maximum, which is exact because the write lock
     is ours for the whole transaction and AUTOINCREMENT ids only grow."""
-    if len(values) == 1:
-        return [int(conn.execute(q.INSERT_RESOURCE_RETURNING, values[0]).scalar_one())]
+    if n == 1:
+        row = {name: values[0] for name, values in columns.items()}
+        return [int(conn.execute(q.INSERT_RESOURCE_RETURNING, row).scalar_one())]
     if conn.dialect.name == "postgresql":
-        drawn = conn.execute(q.NEXT_RESOURCE_IDS, {"n": len(values)}).scalars()
+        drawn = conn.execute(q.NEXT_RESOURCE_IDS, {"n": n}).scalars()
         ids = sorted(int(i) for i in drawn)
-        with_ids = [{**v, "id": i} for v, i in zip(values, ids, strict=True)]
-        executemany(conn, q.INSERT_RESOURCES, with_ids, tuple(with_ids[0]))
+        with_ids = {**columns, "id": ids}
+        executemany_columns(conn, q.INSERT_RESOURCES, with_ids, n, tuple(with_ids))
         return ids
     before = conn.execute(q.MAX_RESOURCE_ID).scalar() or 0
-    executemany(conn, q.INSERT_RESOURCES, values, tuple(values[0]))
+    executemany_columns(conn, q.INSERT_RESOURCES, columns, n, tuple(columns))
     ids = [int(i) for i in conn.execute(q.RESOURCE_IDS_AFTER, {"after": before}).scalars()]
-    assert len(ids) == len(values), "resource ids were not all ours"
+    assert len(ids) == n, "resource ids were not all ours"
     return ids
 
 
@@ -105,7 +107,8 @@ def start_traversal(
         record["started_at"] = now
     conn.execute(traversals.insert().values(record))
     if nodes:
-        executemany(conn, q.INSERT_NODES, rows.node_values(nodes), rows.NODE_COLUMNS)
+        columns = rows.record_columns(nodes, now)
+        executemany_columns(conn, q.INSERT_NODES, columns, len(nodes), tuple(columns))
 
 
 def active_traversals(conn: Connection) -> list[TraversalRecord]:

@@ -26,9 +26,6 @@ from convection.store.api import (
     TraversalRecord,
 )
 
-NODE_COLUMNS = tuple(f.name for f in dataclasses.fields(NodeRecord))
-
-
 _FIELD_NAMES: dict[type[Any], tuple[str, ...]] = {}
 
 
@@ -92,6 +89,24 @@ def record_values(record: Any, now: datetime, *, drop: Sequence[str] = ()) -> JS
     return values
 
 
-def node_values(nodes: Sequence[NodeRecord]) -> list[JSONDict]:
-    """Nodes as column values, fast: a traversal may carry 100,000 of them."""
-    return [{name: getattr(n, name) for name in NODE_COLUMNS} for n in nodes]
+def record_columns(
+    records: Sequence[Any], now: datetime, *, drop: Sequence[str] = ()
+) -> dict[str, list[Any]]:
+    """:func:`record_values` of many records of one type, column by column:
+    a stack's 10,000 rows are inserted without a dict per row."""
+    if not records:
+        return {}
+    what = type(records[0]).__name__
+    columns: dict[str, list[Any]] = {}
+    for name in _field_names(type(records[0])):
+        if name in drop:
+            continue
+        column = [getattr(r, name) for r in records]
+        if name == "created_at":
+            column = [now if v is None else v for v in column]
+        if any(issubclass(kind, datetime) for kind in {type(v) for v in column}):
+            for value in column:
+                if isinstance(value, datetime):
+                    aware(value, f"{what}.{name}")
+        columns[name] = column
+    return columns

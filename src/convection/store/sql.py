@@ -16,6 +16,7 @@ import platformdirs
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, RowMapping
 
+from convection._gc import collector_paused
 from convection.errors import NotFound
 from convection.store import _sql_queries as queries
 from convection.store import _sql_rows as rows
@@ -23,6 +24,7 @@ from convection.store import _sql_statements as q
 from convection.store._fields import check_changes, check_stack_query, check_traversal, utcnow
 from convection.store._sql_apply import apply_batch
 from convection.store._sql_db import Database
+from convection.store._sql_read import fetch_records
 from convection.store.api import (
     Change,
     EventRecord,
@@ -170,7 +172,8 @@ class SQLStore:
         )
 
     def get_template(self, template_id: int) -> TemplateRecord:
-        row = self._first(q.TEMPLATE_BY_ID, id=template_id)
+        with collector_paused():  # a big template is 100,000s of containers: see convection._gc
+            row = self._first(q.TEMPLATE_BY_ID, id=template_id)
         if row is None:
             raise NotFound("template", str(template_id))
         return rows.template(row)
@@ -182,10 +185,11 @@ class SQLStore:
     def add_resources(self, resources: Sequence[ResourceRecord]) -> list[int]:
         if not resources:
             return []
-        now = utcnow()
-        values = [rows.record_values(r, now, drop=("id",)) for r in resources]
+        columns = rows.record_columns(resources, utcnow(), drop=("id",))
         try:
-            ids = self._db.write(lambda conn: queries.insert_resources(conn, values))
+            ids = self._db.write(
+                lambda conn: queries.insert_resources(conn, columns, len(resources))
+            )
         except sa.exc.IntegrityError as exc:
             if _violation(exc) != "foreign":
                 raise
@@ -198,7 +202,8 @@ class SQLStore:
 
     def list_resources(self, stack_id: str, *, current_only: bool = False) -> list[ResourceRecord]:
         query = q.CURRENT_RESOURCES_OF_STACK if current_only else q.RESOURCES_OF_STACK
-        return [rows.resource(r) for r in self._all(query, stack_id=stack_id)]
+        params = {"stack_id": stack_id}
+        return self._db.read(lambda conn: fetch_records(conn, query, params, ResourceRecord))
 
     # -- traversals --------------------------------------------------------------
     def start_traversal(
@@ -221,7 +226,10 @@ class SQLStore:
         return self._db.read(queries.active_traversals)
 
     def list_nodes(self, traversal_id: str) -> list[NodeRecord]:
-        return [rows.node(r) for r in self._all(q.NODES_OF_TRAVERSAL, traversal_id=traversal_id)]
+        params = {"traversal_id": traversal_id}
+        return self._db.read(
+            lambda conn: fetch_records(conn, q.NODES_OF_TRAVERSAL, params, NodeRecord)
+        )
 
     def get_node(self, traversal_id: str, key: str) -> NodeRecord | None:
         row = self._first(q.NODE_BY_KEY, traversal_id=traversal_id, key=key)
