@@ -10,6 +10,7 @@ EXPECTED = [
     "AttributeSchema",
     "AttributeType",
     "InMemoryContext",
+    "Peer",
     "Poll",
     "Properties",
     "PropertySchema",

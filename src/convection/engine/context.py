@@ -15,6 +15,8 @@ from typing import Any
 
 from convection.engine.journal import Journal
 from convection.engine.view import StackView
+from convection.plan.resolve import reference_id
+from convection.resources._context import Peer
 from convection.store.api import AppendEvent, ResourceRecord, UpdateResource
 from convection.types import JSON
 
@@ -113,3 +115,29 @@ class EngineContext:
                 )
             ],
         )
+
+    async def peer(self, name: str) -> Peer | None:
+        known = self._view.current(name) or self._by_reference(name)
+        if known is None:
+            return None
+        row = self._journal.store.get_resource(known.id) or known  # fresh: signals
+        return Peer(
+            name=row.name,
+            type=row.type,
+            action=row.action,
+            status=row.status,
+            physical_id=row.physical_id,
+            reference_id=reference_id(row),
+            properties=row.properties,
+            attributes=row.attributes,
+            data=row.data,
+        )
+
+    def _by_reference(self, ref: str) -> ResourceRecord | None:
+        """A property holding ``get_resource: x`` carries x's reference id,
+        not its name; a linear scan is fine for the few lookups a plugin
+        makes (a deployment finding its server once)."""
+        for row in self._view.current_rows():
+            if ref in (row.physical_id, row.reference_id):
+                return row
+        return None

@@ -38,6 +38,11 @@ class Journal:
         #: Transactions written so far (for tests and benchmarks).
         self.commits = 0
 
+    @property
+    def store(self) -> Store:
+        """For reads that must be fresh (a plugin's peers)."""
+        return self._store
+
     def reset(self) -> None:
         """Forget entries queued on an event loop that is gone (a run that
         was cancelled): like a crash, their jobs will simply run again."""

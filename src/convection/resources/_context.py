@@ -31,6 +31,27 @@ from typing import Any, Protocol, runtime_checkable
 from convection.types import JSON
 
 
+@dataclass(frozen=True, slots=True)
+class Peer:
+    """Another resource of the same stack, as the store last recorded it.
+
+    Why a copy and not the record: a plugin must not be able to change
+    another resource, and the fields here are what Heat lets one resource
+    learn of another (a wait condition reads its handle's signals, a
+    deployment its server's address).
+    """
+
+    name: str
+    type: str
+    action: str
+    status: str
+    physical_id: str | None
+    reference_id: JSON
+    properties: Mapping[str, Any]
+    attributes: Mapping[str, JSON]
+    data: Mapping[str, JSON]
+
+
 @runtime_checkable
 class ResourceContext(Protocol):
     """The engine's side of the plugin seam, for one action on one resource."""
@@ -91,6 +112,12 @@ class ResourceContext(Protocol):
         """Add an event to the resource's history (shown to users)."""
         ...
 
+    async def peer(self, name: str) -> Peer | None:
+        """Another resource of this stack by name or by reference id (what a
+        ``get_resource`` property holds), read fresh from the store (a signal
+        another process stored is seen), or ``None``."""
+        ...
+
 
 @dataclass
 class InMemoryContext:
@@ -111,6 +138,8 @@ class InMemoryContext:
     clock: Callable[[], float] = time.time
     events: list[str] = field(default_factory=list)
     writes: int = 0
+    #: What :meth:`peer` returns, by name.
+    peers: dict[str, Peer] = field(default_factory=dict)
     _short_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     @property
@@ -130,3 +159,10 @@ class InMemoryContext:
 
     async def emit(self, reason: str) -> None:
         self.events.append(reason)
+
+    async def peer(self, name: str) -> Peer | None:
+        found = self.peers.get(name)
+        if found is None:
+            refs = (p for p in self.peers.values() if name in (p.physical_id, p.reference_id))
+            found = next(refs, None)
+        return found

@@ -12,7 +12,7 @@ small token, and its ``check_*_complete`` poll returns ``True``, ``False`` or
 :class:`Wait`. See ``_context`` for the crash-safety contract.
 """
 
-from convection.resources._context import InMemoryContext, ResourceContext
+from convection.resources._context import InMemoryContext, Peer, ResourceContext
 from convection.resources._plugin import (
     ActionNotSupported,
     Poll,
@@ -45,6 +45,7 @@ __all__ = [
     "AttributeSchema",
     "AttributeType",
     "InMemoryContext",
+    "Peer",
     "Poll",
     "Properties",
     "PropertySchema",
