@@ -14,7 +14,7 @@ from typing import Annotated
 import click
 import typer
 
-from convection.cli import config_cmd, deploy, engine_cmd, stack
+from convection.cli import config_cmd, deploy, engine_cmd, server_cmd, stack
 from convection.cli import template as template_cmds
 from convection.cli.context import Invocation
 from convection.cli.output import Format, print_diagnostics, stderr
@@ -30,6 +30,7 @@ app = typer.Typer(
 app.add_typer(stack.app, name="stack")
 app.command("deploy")(deploy.deploy)
 app.command("engine")(engine_cmd.engine)
+app.command("server")(server_cmd.server)
 app.add_typer(template_cmds.app, name="template")
 app.add_typer(config_cmd.app, name="config")
 

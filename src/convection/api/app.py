@@ -1,0 +1,77 @@
+"""The app factory: routers, Heat's error bodies, the access log, and the
+engine's lifetime tied to the app's."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from convection.api import errors
+from convection.api.access_log import AccessLog
+from convection.api.auth import Authenticator, OpenAccess
+from convection.api.engine_thread import EngineThread
+from convection.api.routers import (
+    actions,
+    events,
+    resources,
+    service_info,
+    stack_data,
+    stacks,
+    templates,
+)
+from convection.api.settings import ApiSettings
+from convection.stacks import Stacks
+
+#: Order matters only where paths overlap: stack routes first, so
+#: ``/stacks/preview`` and ``/stacks/detail`` are not taken for names.
+ROUTERS = (
+    stacks.router,
+    stack_data.router,
+    actions.router,
+    resources.router,
+    events.router,
+    templates.router,
+    service_info.router,
+)
+
+
+def create_app(
+    stacks_service: Stacks,
+    settings: ApiSettings | None = None,
+    *,
+    authenticator: Authenticator | None = None,
+) -> FastAPI:
+    """The API over one stack service. ``authenticator`` defaults to
+    :class:`OpenAccess` (``--no-auth``); with ``settings.run_engine`` the
+    service's engine runs while the app does."""
+    settings = settings or ApiSettings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        runner = EngineThread(stacks_service) if settings.run_engine else None
+        app.state.engine_thread = runner
+        if runner is not None:
+            runner.start()
+        try:
+            yield
+        finally:
+            if runner is not None:
+                runner.stop(settings.shutdown_grace)
+
+    app = FastAPI(
+        title="Convection orchestration API",
+        version="1",
+        description="Heat's orchestration API v1, served by Convection.",
+        lifespan=lifespan,
+    )
+    app.state.stacks = stacks_service
+    app.state.api_settings = settings
+    app.state.authenticator = authenticator or OpenAccess()
+    app.state.engine_thread = None
+    errors.install(app)
+    for router in ROUTERS:
+        app.include_router(router)
+    app.add_middleware(AccessLog, enabled=settings.access_log)
+    return app

@@ -1,0 +1,56 @@
+"""The service's engine, run beside the API in the same process.
+
+The engine is an asyncio loop whose store calls block, so it runs in a
+thread of its own with its own event loop, not on the server's loop
+where it would stall requests. Requests start operations in the store;
+the engine takes them up within its scan interval (and at start it takes
+up every operation a previous process left in progress). Stopping asks
+the engine to stop starting work and waits for running jobs to record
+their outcome, so whatever is left is resumable by the next engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+
+from convection.stacks import Stacks
+
+log = logging.getLogger("convection.engine")
+
+
+class EngineThread:
+    def __init__(self, stacks: Stacks) -> None:
+        self._stacks = stacks
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.failure: BaseException | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self) -> None:
+        engine = self._stacks.engine  # built here, not lazily on the other thread
+        log.info("engine %s starting", engine.config.owner)
+        self._thread = threading.Thread(target=self._run, name="convection-engine", daemon=True)
+        self._thread.start()
+
+    def stop(self, grace: float) -> bool:
+        """Ask the engine to stop; True if it did within ``grace`` seconds."""
+        self._stop.set()
+        if self._thread is None:
+            return True
+        self._thread.join(grace)
+        stopped = not self._thread.is_alive()
+        log.info("engine %s", "stopped" if stopped else "still finishing jobs at exit")
+        return stopped
+
+    def _run(self) -> None:
+        work = self._stacks.engine.run(until=self._stop.is_set, idle_exit=False)
+        try:
+            asyncio.run(work)
+        except BaseException as exc:  # a bug in the engine: keep the API up, report it
+            self.failure = exc
+            log.exception("engine failed")

@@ -1,0 +1,80 @@
+"""What every router needs: the service, and a stack named by its URL."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import Depends, Request
+
+from convection.api.auth import Principal
+from convection.api.errors import ApiError
+from convection.errors import NotFound
+from convection.limits import Limits
+from convection.stacks import Stacks
+
+#: Heat's prefix of every v1 route.
+PREFIX = "/v1/{tenant_id}"
+#: Where a stack's own routes hang.
+STACK = "/stacks/{stack_name}/{stack_id}"
+
+
+def _stacks(request: Request) -> Stacks:
+    stacks: Stacks = request.app.state.stacks
+    return stacks
+
+
+Service = Annotated[Stacks, Depends(_stacks)]
+
+
+def limits(stacks: Stacks) -> Limits:
+    return stacks.config.limits
+
+
+def identified(
+    stacks: Stacks, principal: Principal, stack_name: str, stack_id: str
+) -> dict[str, Any]:
+    """The stack at ``/stacks/{name}/{id}``: Heat finds it by id and
+    refuses a name that is not the stack's (404, as for no stack)."""
+    try:
+        stack = stacks.show(principal.project, stack_id)
+    except NotFound:
+        raise NotFound("Stack", stack_name) from None
+    if stack_name not in (stack["stack_name"], stack["id"]):
+        raise NotFound("Stack", stack_name)
+    return stack
+
+
+#: A list filter: query key -> (field of the view, part of its ``ACTION_STATUS``
+#: state: 0 the action, 1 the status, None the whole value).
+Filters = dict[str, tuple[str, int | None]]
+
+
+def view_matches(view: dict[str, Any], wanted: dict[str, set[str]], filters: Filters) -> bool:
+    """Whether a resource or event view passes Heat's list filters (each
+    query key may be repeated: any of its values matches)."""
+    for key, values in wanted.items():
+        field, part = filters[key]
+        value = str(view.get(field) or "")
+        if part is not None:
+            action, _, status = value.partition("_")
+            value = (action, status)[part]
+        if value not in values:
+            return False
+    return True
+
+
+def bool_param(value: Any, name: str) -> bool:
+    """Heat's boolean query/body values: true/false, yes/no, 1/0, any case."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "1", "on", "y", "t"):
+        return True
+    if text in ("false", "no", "0", "off", "n", "f"):
+        return False
+    raise ApiError(
+        400,
+        f"Unrecognized value '{value}' for '{name}', acceptable values are: "
+        "'0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'",
+        "HTTPBadRequest",
+    )

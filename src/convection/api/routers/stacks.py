@@ -1,0 +1,236 @@
+"""Heat's stack collection and stack routes: list, create, preview,
+lookup (name-only URLs redirect), show, update (PUT and PATCH), update
+preview, delete."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, cast
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse, RedirectResponse
+
+from convection.api import inputs
+from convection.api.auth import Reader, Writer
+from convection.api.body import JsonObject
+from convection.api.errors import ApiError
+from convection.api.links import stack_url, with_stack_links
+from convection.api.routers._common import PREFIX, STACK, Service, bool_param, identified, limits
+from convection.stack_views import MASK, hidden_parameters
+from convection.stacks import Stacks
+from convection.stacks_read import FILTER_KEYS
+
+router = APIRouter(prefix=PREFIX, tags=["stacks"])
+
+#: Sub-paths a name-only URL may have; Heat redirects them too.
+LOOKUP_SUBPATHS = frozenset(
+    {"resources", "events", "template", "environment", "files", "actions", "outputs"}
+)
+
+
+@router.get("/stacks", summary="List stacks")
+@router.get("/stacks/detail", summary="List stacks (detail)", include_in_schema=False)
+def list_stacks(request: Request, principal: Reader, stacks: Service) -> dict[str, Any]:
+    q = request.query_params
+    filters = {k: q.getlist(k) for k in FILTER_KEYS if k in q}
+    limit = q.get("limit")
+    sort_dir = q.get("sort_dir", "desc")
+    if sort_dir not in ("asc", "desc"):
+        raise ApiError(
+            400, f"Invalid sort direction {sort_dir!r}: use asc or desc", "HTTPBadRequest"
+        )
+    if limit is not None and not limit.isdigit():
+        raise ApiError(400, "Only integer is acceptable by 'limit'.", "HTTPBadRequest")
+    found = stacks.list(
+        principal.project,
+        include_deleted=bool_param(q.get("show_deleted", False), "show_deleted"),
+        show_nested=bool_param(q.get("show_nested", False), "show_nested"),
+        filters=filters,
+        tags=_tags(q.get("tags")),
+        tags_any=_tags(q.get("tags_any")),
+        not_tags=_tags(q.get("not_tags")),
+        not_tags_any=_tags(q.get("not_tags_any")),
+        sort_keys=[k for keys in q.getlist("sort_keys") for k in keys.split(",") if k],
+        sort_dir=cast(Literal["asc", "desc"], sort_dir),
+        limit=None if limit is None else int(limit),
+        marker=q.get("marker"),
+    )
+    body: dict[str, Any] = {
+        "stacks": [with_stack_links(request, principal.project, s) for s in found]
+    }
+    if bool_param(q.get("with_count", False), "with_count"):
+        body["count"] = len(found)
+    return body
+
+
+@router.post("/stacks", status_code=201, summary="Create a stack")
+def create_stack(
+    request: Request, principal: Writer, stacks: Service, body: JsonObject
+) -> JSONResponse:
+    name = _stack_name(body)
+    created = stacks.create(
+        principal.project,
+        name,
+        inputs.stack_inputs(body, limits(stacks)),
+        timeout_mins=_timeout(body),
+        enable_rollback=not bool_param(body.get("disable_rollback", True), "disable_rollback"),
+        tags=_tags(body.get("tags")),
+    )
+    url = stack_url(request, principal.project, name, str(created["id"]))
+    stack = {"id": created["id"], "links": [{"href": url, "rel": "self"}]}
+    return JSONResponse({"stack": stack}, status_code=201, headers={"Location": url})
+
+
+@router.post("/stacks/preview", summary="Preview a stack create")
+def preview_stack(
+    request: Request, principal: Reader, stacks: Service, body: JsonObject
+) -> dict[str, Any]:
+    name = _stack_name(body)
+    given = inputs.stack_inputs(body, limits(stacks))
+    result = stacks.preview_create(principal.project, name, given)
+    params = dict(body.get("parameters") or {})
+    for hidden in hidden_parameters(given.template.data) & params.keys():
+        params[hidden] = MASK
+    stack = {
+        "id": "None",
+        "stack_name": name,
+        "description": "",
+        "disable_rollback": bool_param(body.get("disable_rollback", True), "disable_rollback"),
+        "timeout_mins": _timeout(body),
+        "parameters": params,
+        "resources": result.get("added", []),
+        "links": [],
+    }
+    return {"stack": stack}
+
+
+@router.get("/stacks/{stack_name}", summary="Find a stack by name or id (redirects to its URL)")
+@router.api_route(
+    "/stacks/{stack_name}", methods=["PUT", "PATCH", "DELETE", "POST"], include_in_schema=False
+)
+def lookup(request: Request, principal: Reader, stacks: Service, stack_name: str) -> Response:
+    return _redirect(request, principal.project, stacks, stack_name, "")
+
+
+@router.post("/stacks/{stack_name}/{path}", include_in_schema=False)
+def lookup_subpath_post(
+    request: Request, principal: Reader, stacks: Service, stack_name: str, path: str
+) -> Response:
+    if path not in LOOKUP_SUBPATHS:
+        raise ApiError(404, "The resource could not be found.", "HTTPNotFound")
+    return _redirect(request, principal.project, stacks, stack_name, path)
+
+
+@router.get(STACK, summary="Show a stack")
+def show_stack(
+    request: Request, principal: Reader, stacks: Service, stack_name: str, stack_id: str
+) -> Any:
+    if stack_id in LOOKUP_SUBPATHS:  # /stacks/{name}/resources and the like
+        return _redirect(request, principal.project, stacks, stack_name, stack_id)
+    stack = identified(stacks, principal, stack_name, stack_id)
+    return {"stack": with_stack_links(request, principal.project, stack)}
+
+
+@router.put(STACK, status_code=202, summary="Update a stack")
+@router.patch(STACK, status_code=202, summary="Update a stack, reusing what is not given")
+def update_stack(
+    request: Request,
+    principal: Writer,
+    stacks: Service,
+    stack_name: str,
+    stack_id: str,
+    body: JsonObject,
+) -> Response:
+    stack = identified(stacks, principal, stack_name, stack_id)
+    given = _update_inputs(request, stacks, body)
+    stacks.update(principal.project, stack["id"], **given, **_update_options(body))
+    return Response(status_code=202)
+
+
+@router.put(STACK + "/preview", summary="Preview an update")
+@router.patch(STACK + "/preview", summary="Preview a PATCH update")
+def preview_update(
+    request: Request,
+    principal: Reader,
+    stacks: Service,
+    stack_name: str,
+    stack_id: str,
+    body: JsonObject,
+) -> dict[str, Any]:
+    stack = identified(stacks, principal, stack_name, stack_id)
+    changes = stacks.preview_update(
+        principal.project, stack["id"], **_update_inputs(request, stacks, body)
+    )
+    return {"resource_changes": changes}
+
+
+@router.delete(STACK, status_code=204, summary="Delete a stack")
+def delete_stack(principal: Writer, stacks: Service, stack_name: str, stack_id: str) -> Response:
+    stack = identified(stacks, principal, stack_name, stack_id)
+    stacks.delete(principal.project, stack["id"])
+    return Response(status_code=204)
+
+
+def _redirect(
+    request: Request, project: str, stacks: Service, name_or_id: str, path: str
+) -> RedirectResponse:
+    """Heat's lookup: 302 to the stack's own URL, keeping sub-path and query."""
+    stack = stacks.show(project, name_or_id)
+    if stack.get("deletion_time") is not None and name_or_id == stack["stack_name"]:
+        raise ApiError(404, f"The Stack ({name_or_id}) could not be found.", "EntityNotFound")
+    url = stack_url(request, project, str(stack["stack_name"]), str(stack["id"]))
+    if path:
+        url += "/" + quote(path)
+    if request.url.query:
+        url += "?" + request.url.query
+    return RedirectResponse(url, status_code=302)
+
+
+def _stack_name(body: dict[str, Any]) -> str:
+    name = body.get("stack_name")
+    if not isinstance(name, str) or not name:
+        raise ApiError(400, "No stack name specified", "HTTPBadRequest")
+    return name
+
+
+def _timeout(body: dict[str, Any]) -> int | None:
+    value = body.get("timeout_mins")
+    if value is None or value == "":
+        return None
+    try:
+        minutes = int(value)
+    except (TypeError, ValueError):
+        raise ApiError(400, f"Invalid timeout value {value}", "HTTPBadRequest") from None
+    if minutes <= 0:
+        raise ApiError(400, f"Invalid timeout value {value}", "HTTPBadRequest")
+    return minutes
+
+
+def _tags(value: Any) -> list[str]:
+    if value is None or value == "":
+        return []
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return [t.strip() for t in str(value).split(",") if t.strip()]
+
+
+def _update_inputs(request: Request, stacks: Stacks, body: dict[str, Any]) -> dict[str, Any]:
+    """An update's inputs as keywords of ``Stacks.update``/``preview_update``:
+    a PATCH (Heat's ``existing``) reuses what the body leaves out, a PUT
+    replaces it all."""
+    if request.method != "PATCH":
+        return {"inputs": inputs.stack_inputs(body, limits(stacks))}
+    return {
+        "inputs": inputs.stack_patch(body, limits(stacks)),
+        "existing": True,
+        "clear_parameters": inputs.clear_parameters(body),
+    }
+
+
+def _update_options(body: dict[str, Any]) -> dict[str, Any]:
+    rollback = body.get("disable_rollback")
+    return {
+        "rollback": None if rollback is None else not bool_param(rollback, "disable_rollback"),
+        "timeout_mins": _timeout(body),
+        "tags": _tags(body["tags"]) if "tags" in body else None,
+    }

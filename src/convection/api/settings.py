@@ -1,0 +1,25 @@
+"""What the HTTP layer itself needs to know. The template size limit is the
+service's (``Settings.max_template_size`` -> ``Limits``), not repeated here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: Heat's ``max_json_body_size`` default (bytes).
+MAX_JSON_BODY_SIZE = 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ApiSettings:
+    """Options of one API instance.
+
+    ``run_engine`` runs the service's engine in this process for as long as
+    the app lives (``convection server``); tests of the HTTP layer alone
+    may switch it off. ``access_log`` writes one JSON line per request.
+    """
+
+    max_json_body_size: int = MAX_JSON_BODY_SIZE
+    run_engine: bool = True
+    access_log: bool = True
+    #: Seconds a graceful shutdown waits for running jobs to record their outcome.
+    shutdown_grace: float = 30.0
