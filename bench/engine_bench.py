@@ -23,13 +23,25 @@ stack (a long-lived service: the previous compile is in memory, see
 ``engines.load`` + ``run`` of an already built flow, on a thread pool made
 beforehand with ``max_workers`` equal to Convection's concurrency (so the
 pool's start and its idle workers' 1 s shutdown are not counted against
-it). TaskFlow's scheduler grows faster than linearly on chain and layered
-graphs; a size whose predicted time exceeds ``--taskflow-budget`` is
-skipped (the prediction is printed instead).
+it). TaskFlow runs in a child process: its scheduler grows faster than
+linearly on chain and layered graphs, so a run that has not finished after
+``--taskflow-budget`` seconds is suspended (and the child killed if the
+suspension does not take effect within half the budget more); its cell then
+reads ``>budget``. Every row, the 10,000 ones included, runs TaskFlow.
+
+Nested groups (issue 4), after those rows, each in a child process of its
+own (no TaskFlow peer): ``group`` is an OS::Heat::ResourceGroup of
+``--group-members`` (1,000) members of bench/nested_bench.py's 3-resource
+template file, created then deleted; ``rolling`` is a group of
+``--rolling-members`` (100) with rolling_update max_batch_size 10 and
+pause_time 0, created (not counted) and then updated so that every member
+changes. An operation not settled after ``--group-cap`` seconds reads
+``>cap`` (the child is killed if it does not stop on its own).
 
 Usage: .venv/bin/python bench/engine_bench.py [--sizes 100,1000,10000]
        [--shapes wide,chain,layered,sleepy-wide] [--no-taskflow]
-       [--taskflow-budget 60] [--no-memory]
+       [--taskflow-budget 60] [--no-memory] [--group-members 1000]
+       [--rolling-members 100] [--group-cap 120] [--no-groups]
 """
 
 from __future__ import annotations
@@ -39,6 +51,7 @@ import gc
 import importlib
 import json
 import math
+import os
 import platform
 import random
 import resource
@@ -59,6 +72,9 @@ from convection.engine import EngineConfig
 from convection.limits import Limits
 from convection.stacks import Stacks, StacksConfig
 from convection.store.sql import open_store
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import nested_bench  # a sibling script: the nested-group setup
 
 Deps = dict[str, list[str]]
 LIMITS = Limits(max_template_size=1 << 30, max_resources_per_stack=-1)
@@ -165,8 +181,8 @@ def taskflow_run(deps: Deps, *, sleepy: bool, budget: float) -> tuple[float, boo
     """TaskFlow's parallel engine on ``deps``: seconds for load + run of a
     built flow, and whether it finished (a watchdog suspends it at
     ``budget``; it then stops once the step in progress ends)."""
-    from taskflow import engines, states, task
-    from taskflow.patterns import graph_flow
+    from taskflow import engines, states, task  # type: ignore[import-untyped]
+    from taskflow.patterns import graph_flow  # type: ignore[import-untyped]
 
     class Noop(task.Task):  # type: ignore[misc]
         def execute(self) -> None:
@@ -193,31 +209,57 @@ def taskflow_run(deps: Deps, *, sleepy: bool, budget: float) -> tuple[float, boo
         return elapsed, engine.storage.get_flow_state() == states.SUCCESS
 
 
-def predicted(history: list[tuple[int, float, bool]], n: int) -> float:
-    """TaskFlow's time at ``n`` from its last two sizes (at least linear,
-    quadratic when there is only one)."""
-    if not history:
-        return 0.0
-    n1, t1, _ = history[-2] if len(history) > 1 else (0, 0.0, True)
-    n2, t2, _ = history[-1]
-    k = 2.0
-    if n1 and t1 > 0 and n2 != n1:
-        k = min(3.0, max(1.0, math.log(t2 / t1) / math.log(n2 / n1)))
-    return t2 * (n / n2) ** k
+def taskflow_child(name: str, n: int, budget: float) -> None:
+    """One TaskFlow run, in a process of its own; prints its result."""
+    seconds, done = taskflow_run(shape(name, n), sleepy=name == "sleepy-wide", budget=budget)
+    print(json.dumps({"seconds": seconds, "done": done}))
+
+
+def taskflow_capped(name: str, n: int, budget: float) -> tuple[float, bool, str]:
+    """TaskFlow on shape ``name`` of ``n`` in a child process: (seconds,
+    finished, note). Suspended at ``budget``; killed if it is still going
+    half the budget (at least a minute) later: a suspension only takes
+    effect between TaskFlow's steps, which can be long on big graphs."""
+    args = [sys.executable, __file__, "--taskflow-child", f"{name}:{n}"]
+    args += ["--taskflow-budget", str(budget)]
+    try:
+        out = subprocess.run(
+            args, check=True, capture_output=True, text=True, timeout=budget + max(60, budget / 2)
+        ).stdout
+    except subprocess.TimeoutExpired:
+        return budget, False, f"(TaskFlow not done at {budget:.0f} s; killed when it did not stop)"
+    found = json.loads(out.strip().splitlines()[-1])
+    done = bool(found["done"])
+    note = "" if done else f"(TaskFlow suspended at {budget:.0f} s, not finished)"
+    return (float(found["seconds"]) if done else budget), done, note
 
 
 def memory_child(n: int, traced: bool) -> None:
     """Create, update and delete a layered stack; print the peak memory."""
     import tracemalloc
 
-    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    baseline = peak_rss_mb()
     if traced:
         tracemalloc.start()
     with tempfile.TemporaryDirectory() as tmp:
         convection_run(shape("layered", n), sleepy=False, db=Path(tmp) / "mem.db")
     peak = tracemalloc.get_traced_memory()[1] / 1e6 if traced else NAN
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rss = peak_rss_mb()
     print(json.dumps({"traced": peak, "rss": rss, "baseline": baseline}))
+
+
+def peak_rss_mb() -> float:
+    """This process's peak RSS in MB. Linux's ``VmHWM`` where there is one:
+    ``ru_maxrss`` survives fork and exec, so a child started by a big
+    parent (this bench, after its 10,000 rows) reports the parent's peak."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def memory(n: int) -> None:
@@ -242,7 +284,7 @@ def memory(n: int) -> None:
 
 
 def machine() -> str:
-    import taskflow.version
+    import taskflow.version  # type: ignore[import-untyped]
 
     return (
         f"# {platform.processor() or platform.machine()}, {__import__('os').cpu_count()} cores, "
@@ -261,6 +303,91 @@ def row(name: str, n: int, t: dict[str, float], tf: float, done: bool, note: str
     return f"{name:<12} {n:>6} {nums} {tf_cell:>10} {ratio_cell:>9} {note}".rstrip()
 
 
+GROUP_OPS = {"group": ("create", "delete"), "rolling": ("update",)}
+ROLLING_BATCH = 10
+
+
+def group_child(kind: str, n: int, cap: float) -> None:
+    """One nested-group row, in a process of its own: prints a JSON line
+    after each operation (seconds, or null when not settled within ``cap``)
+    and leaves at once on a miss, without waiting for the engine."""
+    with tempfile.TemporaryDirectory() as tmp:
+        stacks = nested_bench.open_stacks(Path(tmp) / "group.db")
+        batch = ROLLING_BATCH if kind == "rolling" else 0
+
+        def timed(op: str, start_op: Callable[[], dict[str, Any]], status: str) -> None:
+            gc.collect()
+            start = time.perf_counter()
+            try:
+                shown = stacks.wait(start_op()["id"], timeout=cap)
+            except TimeoutError:
+                print(json.dumps({op: None}), flush=True)
+                os._exit(0)
+            took = time.perf_counter() - start
+            assert shown["stack_status"] == status, (op, shown["stack_status_reason"])
+            print(json.dumps({op: took}), flush=True)
+
+        def create() -> dict[str, Any]:
+            return stacks.create(
+                "bench", "g", nested_bench.inputs(nested_bench.group(n, rolling_batch=batch))
+            )
+
+        def update() -> dict[str, Any]:
+            text = nested_bench.group(n, index="%index%-v2", rolling_batch=batch)
+            return stacks.update("bench", "g", nested_bench.inputs(text))
+
+        def delete() -> dict[str, Any]:
+            found = stacks.show("bench", "g")
+            stacks.delete("bench", "g")
+            return found
+
+        if kind == "rolling":
+            timed("setup", create, "CREATE_COMPLETE")
+            timed("update", update, "UPDATE_COMPLETE")
+        else:
+            timed("create", create, "CREATE_COMPLETE")
+            timed("delete", delete, "DELETE_COMPLETE")
+        stacks.store.close()
+
+
+def group_row(kind: str, n: int, cap: float) -> str:
+    """Run ``group_child`` in a child process; a cell it did not report
+    within the cap reads ``>cap``."""
+    args = [sys.executable, __file__, "--group-child", f"{kind}:{n}", "--group-cap", str(cap)]
+    found: dict[str, float | None] = {}
+    try:
+        out = subprocess.run(
+            args, check=True, capture_output=True, text=True, timeout=3 * cap + 60
+        ).stdout
+    except subprocess.TimeoutExpired as gone:
+        raw = gone.stdout or b""
+        out = raw.decode() if isinstance(raw, bytes) else raw
+    for line in out.splitlines():
+        if line.startswith("{"):
+            found.update(json.loads(line))
+    cells = []
+    for op in GROUP_OPS[kind]:
+        if op not in found:
+            cells.append(f"{op} not run")  # an operation before it missed the cap
+            continue
+        took = found[op]
+        cells.append(f"{op} {took:.3f} s" if took is not None else f"{op} >{cap:.0f} s")
+        if took is None:
+            break
+    label = "group" if kind == "group" else f"rolling b{ROLLING_BATCH}"
+    return f"{label:<12} {n:>6}  " + ", ".join(cells)
+
+
+def groups(members: int, rolling: int, cap: float) -> None:
+    print(f"\nnested ResourceGroup (3 resources a member), cap {cap:.0f} s per operation")
+    print(group_row("group", members, cap), flush=True)
+    print(group_row("rolling", rolling, cap), flush=True)
+    print(
+        f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}"
+        " (target: a group of 1,000 creates in <= 5 s)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sizes", default="100,1000,10000")
@@ -268,11 +395,25 @@ def main() -> None:
     parser.add_argument("--no-taskflow", action="store_true")
     parser.add_argument("--taskflow-budget", type=float, default=60.0)
     parser.add_argument("--no-memory", action="store_true")
+    parser.add_argument("--group-members", type=int, default=1000)
+    parser.add_argument("--rolling-members", type=int, default=100)
+    parser.add_argument("--group-cap", type=float, default=120.0)
+    parser.add_argument("--no-groups", action="store_true")
+    parser.add_argument("--group-child", help=argparse.SUPPRESS)
     parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--taskflow-child", help=argparse.SUPPRESS)
     parser.add_argument("--traced", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.memory_child:
         memory_child(args.memory_child, args.traced)
+        return
+    if args.group_child:
+        child_kind, child_n = args.group_child.split(":")
+        group_child(child_kind, int(child_n), args.group_cap)
+        return
+    if args.taskflow_child:
+        child_shape, child_n = args.taskflow_child.split(":")
+        taskflow_child(child_shape, int(child_n), args.taskflow_budget)
         return
     sizes = [int(s) for s in args.sizes.split(",")]
     print(machine())
@@ -284,7 +425,6 @@ def main() -> None:
     print("-" * len(header), flush=True)
     rows: dict[tuple[str, int], dict[str, float]] = {}
     for name in args.shapes.split(","):
-        history: list[tuple[int, float, bool]] = []
         for n in sizes:
             if name == "sleepy-wide" and n > 1000:
                 continue
@@ -294,16 +434,8 @@ def main() -> None:
                 t = convection_run(deps, sleepy=sleepy, db=Path(tmp) / "bench.db")
             rows[(name, n)] = t
             tf, done, note = NAN, True, ""
-            guess = predicted(history, n)
-            if args.no_taskflow:
-                pass
-            elif guess > 5 * args.taskflow_budget or not all(ok for _, _, ok in history):
-                note = f"(TaskFlow not run: about {guess:,.0f} s predicted)"
-            else:
-                tf, done = taskflow_run(deps, sleepy=sleepy, budget=args.taskflow_budget)
-                history.append((n, tf, done))
-                if not done:
-                    note = f"(TaskFlow suspended after {args.taskflow_budget:.0f} s)"
+            if not args.no_taskflow:
+                tf, done, note = taskflow_capped(name, n, args.taskflow_budget)
             print(row(name, n, t, tf, done, note), flush=True)
     for name in ("wide", "chain", "layered"):
         small, big = rows.get((name, 1000)), rows.get((name, 10000))
@@ -314,6 +446,8 @@ def main() -> None:
             )
     if not args.no_memory and 10000 in sizes:
         memory(10000)
+    if not args.no_groups:
+        groups(args.group_members, args.rolling_members, args.group_cap)
 
 
 if __name__ == "__main__":

@@ -234,7 +234,13 @@ def _compile_stack(
     nested = (
         None
         if catalog is None
-        else TemplateAwareCatalog(catalog, inputs.files, strict=strict, limits=limits)
+        else TemplateAwareCatalog(
+            catalog,
+            inputs.files,
+            strict=strict,
+            limits=limits,
+            parameter_defaults=tuple(environment.parameter_defaults),
+        )
     )
     definition, ddiags = build_definition(template, environment, params, catalog=nested)
     diags.extend(ddiags)

@@ -9,6 +9,10 @@ resource must be waiting at it, or the request fails as Heat's
 transaction checked against the stack's traversal), so it needs no engine
 and is never lost: whichever engine runs next fires the wake.
 
+A hook in a nested stack is named by a path, as heatclient takes it
+(``web/3``: the owning resources down the tree, then the resource): each
+owner's physical id is its child stack, and the clear is that child's.
+
 "Pending" is what heatclient's ``hook poll`` derives from events: a
 resource whose last event about the hook is the pause, not the clear. Here
 it is also a node parked in the stack's current traversal, so an old pause
@@ -33,7 +37,7 @@ from convection.engine.hooks import (
     parked,
     paused_reason,
 )
-from convection.errors import Conflict, InvalidInput
+from convection.errors import Conflict, InvalidInput, NotFound
 from convection.plan.model import cleanup_key, update_key
 from convection.stack_views import event_view
 from convection.states import Action
@@ -126,10 +130,74 @@ def stop_waiting(store: Store, stack: StackRecord, node: NodeRecord) -> list[Cha
     return changes
 
 
-def pending(store: Store, stack: StackRecord) -> list[dict[str, Any]]:
+def resolve(store: Store, stack: StackRecord, path: str) -> tuple[StackRecord, ResourceRecord]:
+    """The stack and resource a hook path (``web/3``, or just ``web``)
+    names: every element but the last owns the nested stack the next one
+    lives in. Errors name the place as ``resources.web.resources.3``."""
+    names = [n for n in path.split("/") if n]
+    if not names:
+        raise InvalidInput.single(f'"{path}" names no resource')
+    where: list[str] = []
+    for owner in names[:-1]:
+        where += ["resources", owner]
+        stack = _child_of(store, stack, _row(store, stack, owner, where), where)
+    if len(names) == 1:
+        return stack, _row(store, stack, names[0], None)
+    return stack, _row(store, stack, names[-1], [*where, "resources", names[-1]])
+
+
+def _row(store: Store, stack: StackRecord, name: str, where: list[str] | None) -> ResourceRecord:
+    """The current resource ``name``; ``where`` is its place in a path
+    (None for a plain name, which fails as any resource lookup does)."""
+    for row in store.list_resources(stack.id, current_only=True):
+        if row.name == name:
+            return row
+    if where is None:
+        raise NotFound("Resource", name)
+    raise InvalidInput.single(
+        f'The Resource ({name}) could not be found in stack "{stack.name}"', tuple(where)
+    )
+
+
+def _child_of(
+    store: Store, stack: StackRecord, row: ResourceRecord, where: list[str]
+) -> StackRecord:
+    child = store.get_stack_by_id(row.physical_id) if row.physical_id else None
+    if child is None or child.parent_id != stack.id:
+        raise InvalidInput.single(
+            f"{row.type} has no nested stack; in a hook path every name but the "
+            "last must be a resource that owns one (a template resource, "
+            "OS::Heat::Stack, a group)",
+            tuple(where),
+        )
+    if child.deleted_at is not None:
+        raise InvalidInput.single(f"its nested stack {child.name} is deleted", tuple(where))
+    return child
+
+
+def pending(store: Store, stack: StackRecord, nested_depth: int = 0) -> list[dict[str, Any]]:
     """Every hook the stack's operation waits at, as heatclient's ``hook
     poll`` lists them: the pause event (Heat's event fields), with the hook
-    type and the stack's name."""
+    type and the stack's name. With ``nested_depth``, those of nested
+    stacks that deep too; ``resource_path`` is what ``hook clear`` takes."""
+    found: list[tuple[int, dict[str, Any]]] = []
+    level: list[tuple[StackRecord, str]] = [(stack, "")]
+    for depth in range(max(0, nested_depth) + 1):
+        for each, prefix in level:
+            found.extend(_pending_in(store, each, prefix))
+        if depth == nested_depth:
+            break
+        level = [
+            (child, f"{prefix}{child.parent_resource}/")
+            for each, prefix in level
+            for child in store.list_stacks(
+                each.project, parent_id=each.id, sort_keys=("name",), sort_dir="asc"
+            )
+        ]
+    return [view for _, view in sorted(found, key=lambda item: item[0])]
+
+
+def _pending_in(store: Store, stack: StackRecord, prefix: str) -> list[tuple[int, dict[str, Any]]]:
     if stack.traversal_id is None:
         return []
     found: list[tuple[int, dict[str, Any]]] = []
@@ -139,9 +207,14 @@ def pending(store: Store, stack: StackRecord) -> list[dict[str, Any]]:
         hook = str(node.payload["hook"])
         event = pending_event(store, stack.id, node.resource_name, hook)
         if event is not None:
-            view = {**event_view(event), "hook_type": hook, "stack_name": stack.name}
+            view = {
+                **event_view(event),
+                "hook_type": hook,
+                "stack_name": stack.name,
+                "resource_path": prefix + node.resource_name,
+            }
             found.append((event.id, view))
-    return [view for _, view in sorted(found, key=lambda item: item[0])]
+    return found
 
 
 def hooked(definition: StackDefinition, hook: str) -> frozenset[str]:

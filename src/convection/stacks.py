@@ -15,27 +15,27 @@ without rollback, a create) in progress.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from convection import stack_hooks
+from convection import stack_hooks, stack_signals
 from convection.compiler import Compiled, StackIdentity, StackInputs, compile_stack
 from convection.definition import StackDefinition
 from convection.engine import EngineConfig
-from convection.engine.context import EngineContext
 from convection.engine.hooks import parked
-from convection.engine.journal import Journal
+from convection.engine.nested import NestedHub, outside_traversal
 from convection.engine.operations import Operation, Warm, rollback_operation, start_operation
 from convection.engine.templates import Definitions
-from convection.engine.view import StackView
 from convection.engine.walker import Engine
 from convection.errors import Conflict, ConvectionError, InvalidInput, NotFound
+from convection.hot.environment import is_template_name
 from convection.hot.parameters import changed_immutable, immutable_error
 from convection.limits import DEFAULT_LIMITS, Limits
 from convection.plan import NodeKind, Plan, build_action_plan, build_plan, preview
-from convection.resources.api import ActionNotSupported, ResourceFailure
+from convection.resources.api import NestedStacks
 from convection.resources.registry import TypeRegistry, default_registry
 from convection.stack_inputs import StackPatch, patch_inputs
 from convection.stacks_read import Dicts, StackReads
@@ -43,7 +43,7 @@ from convection.states import Action, Status
 from convection.store.api import (
     AppendEvent,
     Change,
-    ConsumeSignal,
+    ResourceRecord,
     StackRecord,
     Store,
     UpdateNode,
@@ -116,6 +116,7 @@ class Stacks(StackReads):
             disable_rollback=not enable_rollback,
             timeout_mins=timeout,
             tags=list(tags),
+            resource_count=len(compiled.definition.resources),
         )
         self.store.create_stack(stack)
         plan = build_plan(compiled.definition, [], self.registry, operation=Action.CREATE)
@@ -163,7 +164,9 @@ class Stacks(StackReads):
             stored,
             self.registry,
             operation=Action.UPDATE,
-            visit=stack_hooks.hooked(compiled.definition, "pre-update"),
+            visit=stack_hooks.hooked(compiled.definition, "pre-update")
+            | stack_signals.visited_on_update(compiled.definition, self.registry)
+            | _template_resources(compiled.definition),
         )
         enabled = (not stack.disable_rollback) if rollback is None else rollback
         timeout = timeout_mins or stack.timeout_mins or self.config.default_timeout_mins
@@ -171,6 +174,7 @@ class Stacks(StackReads):
             "parameters": dict(compiled.environment.parameters),
             "disable_rollback": not enabled,
             "timeout_mins": timeout,
+            "resource_count": len(compiled.definition.resources),
         }
         if tags is not None:
             fields["tags"] = list(tags)
@@ -317,30 +321,31 @@ class Stacks(StackReads):
         plugin_cls = self.registry.get(row.type)
         if plugin_cls is None:
             raise NotFound("Resource Type", row.type)
+        stack_signals.check_signalable(plugin_cls, row)
         signal_id = self.store.add_signal(stack.id, resource, dict(data))
-
-        async def deliver() -> None:
-            ctx = EngineContext(
-                row,
-                stack_name=stack.name,
-                action="SIGNAL",
-                operation_id=f"signal:{signal_id}",
-                journal=Journal(self.store),
-                view=StackView([row]),
-            )
-            await plugin_cls().signal(ctx, row.properties, dict(data))
-
-        try:
-            asyncio.run(deliver())
-        except ActionNotSupported as exc:
-            raise Conflict(f"Resource {resource} ({row.type}) does not accept signals.") from exc
-        except ResourceFailure as exc:
-            raise InvalidInput.single(exc.message) from exc
-        event = AppendEvent(
-            stack.id, row.name, row.type, row.physical_id, "SIGNAL", "COMPLETE", "Signal received"
+        forward = stack_signals.deliver(
+            self.store, plugin_cls, stack, row, signal_id, data, self._signal_nested(stack)
         )
-        self.store.apply([ConsumeSignal(signal_id), event])
+        if forward is not None:
+            self.signal(project, stack.id, forward.resource, forward.details)
         return signal_id
+
+    def _signal_nested(self, stack: StackRecord) -> stack_signals.NestedFor:
+        """``ctx.nested`` for a signalled resource (an AutoScalingGroup
+        resizing on a scaling policy's signal); its child's operation is
+        left in the store for the next engine."""
+
+        def make(row: ResourceRecord) -> NestedStacks:
+            definition = None
+            if stack.template_id is not None:
+                definition = self._definitions.get(
+                    self.store, self.registry, stack, stack.template_id
+                )
+            hub = NestedHub(self._definitions, self._warm)
+            services = (self.store, self.registry, self.config.engine)
+            return outside_traversal(services, hub, stack, definition, row)
+
+        return make
 
     def hook_clear(self, project: str, name_or_id: str, resource: str, hook_type: str) -> int:
         """Let a resource waiting at a hook (``pre-create``, ...) go on:
@@ -348,9 +353,9 @@ class Stacks(StackReads):
         once ("Hook pre-create is cleared"), with or without an engine
         running; the next engine wakes the resource. Fails, as Heat's
         ``InvalidBreakPointHook``, for an unknown type or a resource not
-        waiting at that hook. Returns the stored signal's id."""
-        stack = self._live(project, name_or_id)
-        row = self._resource_row(stack, resource)
+        waiting at that hook. ``resource`` may be a path into nested stacks
+        (``web/3``), as heatclient's. Returns the stored signal's id."""
+        stack, row = stack_hooks.resolve(self.store, self._live(project, name_or_id), resource)
         return stack_hooks.clear(self.store, stack, row, hook_type)
 
     # -- running the engine here ---------------------------------------------------
@@ -361,7 +366,7 @@ class Stacks(StackReads):
             self._engine = Engine(
                 self.store,
                 self.registry,
-                self.config.engine,
+                dataclasses.replace(self.config.engine, limits=self.config.limits),
                 definitions=self._definitions,
                 warm=self._warm,
             )
@@ -492,3 +497,12 @@ class Stacks(StackReads):
             elif parked(node):
                 changes.extend(stack_hooks.stop_waiting(self.store, stack, node))
         self.store.apply(changes)
+
+
+def _template_resources(definition: StackDefinition) -> frozenset[str]:
+    """Template resources: every update visits them, since their template
+    file may have changed while their properties did not (the plugin then
+    decides between updating the nested stack and nothing)."""
+    return frozenset(
+        name for name, r in definition.resources.items() if is_template_name(r.resolved_type)
+    )

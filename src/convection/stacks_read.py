@@ -64,11 +64,39 @@ class StackReads:
         template = self.store.get_template(stack.template_id) if stack.template_id else None
         return stack_detail(stack, template)
 
-    def resources(self, project: str, name_or_id: str) -> Dicts:
-        stack = self._get(project, name_or_id)
-        rows = self.store.list_resources(stack.id, current_only=True)
-        needed = required_by(rows)
-        return [resource_view(r, stack, needed.get(r.name, [])) for r in rows]
+    def resources(self, project: str, name_or_id: str, *, nested_depth: int = 0) -> Dicts:
+        """A stack's resources; with ``nested_depth``, those of its nested
+        stacks that deep too, each with ``parent_resource`` (Heat's
+        ``resource list --nested-depth``)."""
+        found: Dicts = []
+        for stack, parent_resource in self._tree(project, name_or_id, nested_depth):
+            rows = self.store.list_resources(stack.id, current_only=True)
+            needed = required_by(rows)
+            for r in rows:
+                view = resource_view(r, stack, needed.get(r.name, []))
+                if parent_resource is not None:
+                    view["parent_resource"] = parent_resource
+                found.append(view)
+        return found
+
+    def _tree(
+        self, project: str, name_or_id: str, depth: int
+    ) -> list[tuple[StackRecord, str | None]]:
+        """The stack and its live nested stacks to ``depth``, parents first,
+        each with the resource that owns it (None for the stack asked)."""
+        top = self._get(project, name_or_id)
+        out: list[tuple[StackRecord, str | None]] = [(top, None)]
+        level = [top]
+        for _ in range(max(0, depth)):
+            level = [
+                child
+                for parent in level
+                for child in self.store.list_stacks(
+                    parent.project, parent_id=parent.id, sort_keys=("name",), sort_dir="asc"
+                )
+            ]
+            out.extend((child, child.parent_resource) for child in level)
+        return out
 
     def resource(self, project: str, name_or_id: str, resource: str) -> dict[str, Any]:
         stack = self._get(project, name_or_id)
@@ -86,10 +114,15 @@ class StackReads:
         limit: int | None = None,
         marker: str | None = None,
         sort_dir: Literal["asc", "desc"] = "asc",
+        nested_depth: int = 0,
     ) -> Dicts:
         """A stack's events, oldest first (``sort_dir="desc"``: newest
         first). With ``marker`` (an event's ``id``), only the events after
-        it in that order, as Heat pages them; ``limit`` counts after that."""
+        it in that order, as Heat pages them; ``limit`` counts after that.
+        With ``nested_depth``, nested stacks' events are merged in by time,
+        each with its ``stack_name`` (Heat's ``event list --nested-depth``)."""
+        if nested_depth > 0:
+            return self._nested_events(project, name_or_id, nested_depth, sort_dir, limit)
         stack = self._get(project, name_or_id)
         after = None if marker is None else self._event_position(stack.id, marker)
         if sort_dir == "asc":
@@ -105,6 +138,25 @@ class StackReads:
         if found:
             self._remember_event(found[-1])
         return [event_view(e) for e in found]
+
+    def _nested_events(
+        self,
+        project: str,
+        name_or_id: str,
+        depth: int,
+        sort_dir: Literal["asc", "desc"],
+        limit: int | None,
+    ) -> Dicts:
+        merged: list[tuple[EventRecord, StackRecord]] = []
+        for stack, _ in self._tree(project, name_or_id, depth):
+            merged.extend((e, stack) for e in self.store.list_events(stack.id))
+        merged.sort(key=lambda pair: (pair[0].timestamp, pair[0].id), reverse=sort_dir == "desc")
+        out = []
+        for event, stack in merged[:limit]:
+            view = event_view(event)
+            view["stack_name"] = stack.name
+            out.append(view)
+        return out
 
     def outputs(self, project: str, name_or_id: str) -> Dicts:
         stack = self._get(project, name_or_id)
@@ -131,10 +183,12 @@ class StackReads:
         """The ``files`` map stored with it (get_file contents, nested templates)."""
         return dict(self._template_record(project, name_or_id).files)
 
-    def hook_poll(self, project: str, name_or_id: str) -> Dicts:
+    def hook_poll(self, project: str, name_or_id: str, *, nested_depth: int = 0) -> Dicts:
         """Resources waiting at a hook (heatclient's ``stack hook poll``):
-        each one's pause event, plus ``hook_type`` and ``stack_name``."""
-        return stack_hooks.pending(self.store, self._get(project, name_or_id))
+        each one's pause event, plus ``hook_type``, ``stack_name`` and
+        ``resource_path``; with ``nested_depth``, nested stacks' too."""
+        stack = self._get(project, name_or_id)
+        return stack_hooks.pending(self.store, stack, nested_depth)
 
     # -- helpers shared with the write half ------------------------------------
 

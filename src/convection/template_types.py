@@ -32,6 +32,9 @@ class TemplateTypeInfo:
     template: Template | None
     problems: tuple[Diagnostic, ...]
     strict: bool
+    #: The environment's parameter_defaults: a nested parameter they supply
+    #: is not a required property (Heat's ``param_schemata(param_defaults)``).
+    supplied: frozenset[str] = frozenset()
 
     @property
     def attribute_names(self) -> Collection[str] | None:
@@ -53,7 +56,7 @@ class TemplateTypeInfo:
                 diags.add(Diagnostic(f"Unknown Property {key}{hint}", (*path, key)))
         severity = Severity.ERROR if self.strict else Severity.WARNING
         for name, schema in params.items():
-            if schema.required and properties.get(name) is None:
+            if schema.required and properties.get(name) is None and name not in self.supplied:
                 diags.add(
                     Diagnostic(f"Property {name} not assigned", (*path, name), severity=severity)
                 )
@@ -67,6 +70,7 @@ class TemplateAwareCatalog:
     files: Mapping[str, str]
     strict: bool = True
     limits: Limits = DEFAULT_LIMITS
+    parameter_defaults: Collection[str] = ()
     _cache: dict[str, TemplateTypeInfo] = field(default_factory=dict)
 
     def lookup(self, type_name: str) -> TypeInfo | None:
@@ -81,9 +85,11 @@ class TemplateAwareCatalog:
         return list(base()) if base is not None else []
 
     def _load(self, name: str) -> TemplateTypeInfo:
+        supplied = frozenset(self.parameter_defaults)
         try:
             doc = load(self.files[name], name, limits=self.limits)
         except InvalidInput as exc:
-            return TemplateTypeInfo(name, None, tuple(exc.diagnostics), self.strict)
+            return TemplateTypeInfo(name, None, tuple(exc.diagnostics), self.strict, supplied)
         template, diags = parse_template(doc, files=self.files)
-        return TemplateTypeInfo(name, template, tuple(d for d in diags if d.is_error), self.strict)
+        problems = tuple(d for d in diags if d.is_error)
+        return TemplateTypeInfo(name, template, problems, self.strict, supplied)

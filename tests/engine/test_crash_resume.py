@@ -69,10 +69,10 @@ def snapshot(store: SQLStore, stack_id: str) -> list[tuple[Any, ...]]:
     )
 
 
-def run_worker(url: str, ledger: Path, kill_after: float | None) -> None:
+def run_worker(url: str, ledger: Path | None, kill_after: float | None) -> None:
     """Run one engine process; with ``kill_after``, SIGKILL it that many
     seconds after its engine started (imports take a variable while)."""
-    env = {**os.environ, LEDGER_ENV: str(ledger)}
+    env = {**os.environ, LEDGER_ENV: str(ledger)} if ledger else dict(os.environ)
     proc = subprocess.Popen(
         [sys.executable, str(WORKER), url], env=env, stdout=subprocess.PIPE, text=True
     )

@@ -22,12 +22,22 @@ from convection.resources.registry import (
 from convection.resources.testing import fake_type
 
 BUILTINS = [
+    "AWS::CloudFormation::WaitCondition",
+    "AWS::CloudFormation::WaitConditionHandle",
     "Convection::Test::Ledger",
+    "OS::Heat::AutoScalingGroup",
     "OS::Heat::Delay",
     "OS::Heat::None",
     "OS::Heat::RandomString",
+    "OS::Heat::ResourceChain",
+    "OS::Heat::ResourceGroup",
+    "OS::Heat::ScalingPolicy",
+    "OS::Heat::Stack",
     "OS::Heat::TestResource",
+    "OS::Heat::UpdateWaitConditionHandle",
     "OS::Heat::Value",
+    "OS::Heat::WaitCondition",
+    "OS::Heat::WaitConditionHandle",
 ]
 
 

@@ -82,4 +82,8 @@ def test_migrations_ship_with_the_package() -> None:
     root = Path(alembic_config().get_main_option("script_location") or "")
     assert (root / "env.py").is_file()
     assert (root / "script.py.mako").is_file()
-    assert sorted(p.name for p in (root / "versions").glob("*.py")) == ["0001_initial.py"]
+    assert sorted(p.name for p in (root / "versions").glob("*.py")) == [
+        "0001_initial.py",
+        "0002_nested_stacks.py",
+        "0003_traversal_lease.py",
+    ]

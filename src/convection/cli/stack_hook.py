@@ -7,10 +7,13 @@ NAME``); ``hook poll`` lists those waiting and ``hook clear`` lets them go
 on. Without a hook type flag, the type follows the stack's action, as in
 heatclient (CREATE: pre-create, UPDATE: pre-update, DELETE: pre-delete).
 
-Resource names may be wildcards (``web-*``): those waiting at the hook are
-cleared, the others left alone (heatclient signals every match and fails
-on the first that is not waiting). Paths into nested stacks
-(``nested/name``) are refused: Convection has no nested stacks yet.
+A resource in a nested stack is named by a path, as in heatclient: the
+owning resources down the tree, then the resource (``web/3`` is member 3
+of group ``web``). Any element may be a wildcard (``web-*``, ``*/web/3``):
+those waiting at the hook are cleared, the others left alone (heatclient
+signals every match and fails on the first that is not waiting).
+``hook poll --nested-depth N`` lists the hooks of nested stacks too, each
+with its path.
 """
 
 from __future__ import annotations
@@ -35,6 +38,9 @@ POLL_COLUMNS = (
     ("Resource Status", "resource_status"),
     ("Event Time", "event_time"),
 )
+
+#: With ``--nested-depth``: heatclient's Stack Name, and the path to clear.
+NESTED_COLUMNS = (("Stack Name", "stack_name"), ("Resource Path", "resource_path"))
 
 #: heatclient's hook type by stack action.
 _BY_ACTION = {"CREATE": "pre-create", "UPDATE": "pre-update", "DELETE": "pre-delete"}
@@ -65,25 +71,27 @@ def _chosen(flags: dict[str, bool]) -> str | None:
 
 
 def clear_matching(inv: Invocation, stack: str, pattern: str, hook: str) -> list[str]:
-    """Clear ``hook`` on the resources ``pattern`` names; returns their names."""
-    if "/" in pattern.strip("/"):
-        raise InvalidInput.single(
-            f"{pattern}: hooks in nested stacks are not supported (no nested stacks yet)"
-        )
-    name = pattern.strip("/")
-    if not any(c in name for c in "*?["):
-        inv.stacks.hook_clear(inv.project, stack, name, hook)
-        return [name]
+    """Clear ``hook`` on the resources ``pattern`` (a name or a path, with
+    wildcards or not) names; returns their paths."""
+    parts = [p for p in pattern.split("/") if p]
+    path = "/".join(parts)
+    if not any(c in path for c in "*?["):
+        inv.stacks.hook_clear(inv.project, stack, path or pattern, hook)
+        return [path]
     waiting = [
-        p["resource_name"]
-        for p in inv.stacks.hook_poll(inv.project, stack)
-        if p["hook_type"] == hook and fnmatchcase(p["resource_name"], name)
+        str(p["resource_path"])
+        for p in inv.stacks.hook_poll(inv.project, stack, nested_depth=len(parts) - 1)
+        if p["hook_type"] == hook and _matches(str(p["resource_path"]).split("/"), parts)
     ]
     for found in waiting:
         inv.stacks.hook_clear(inv.project, stack, found, hook)
     if not waiting:
-        stderr.print(f"No resource matching {name} waits at {hook}.", markup=False)
+        stderr.print(f"No resource matching {path} waits at {hook}.", markup=False)
     return waiting
+
+
+def _matches(names: list[str], patterns: list[str]) -> bool:
+    return len(names) == len(patterns) and all(map(fnmatchcase, names, patterns))
 
 
 @app.command("clear")
@@ -92,7 +100,10 @@ def clear(
     stack: StackArg,
     resources: Annotated[
         list[str],
-        typer.Argument(metavar="RESOURCE...", help="Resource names; wildcards allowed."),
+        typer.Argument(
+            metavar="RESOURCE...",
+            help="Resource names; in nested stacks a path (web/3); wildcards allowed.",
+        ),
     ],
     pre_create: Annotated[bool, _flag("pre-create")] = False,
     pre_update: Annotated[bool, _flag("pre-update")] = False,
@@ -118,18 +129,29 @@ def clear(
 
 
 @app.command("poll")
-def poll(ctx: typer.Context, stack: StackArg, fmt: FormatOpt = Format.table) -> int:
+def poll(
+    ctx: typer.Context,
+    stack: StackArg,
+    nested_depth: Annotated[
+        int,
+        typer.Option(
+            "--nested-depth", "-n", min=0, help="Depth of nested stacks to list hooks of."
+        ),
+    ] = 0,
+    fmt: FormatOpt = Format.table,
+) -> int:
     """List the resources waiting at a hook, with the event that paused them."""
     inv = invocation(ctx)
     status = str(inv.stacks.show(inv.project, stack)["stack_status"])
     if not status.endswith("_IN_PROGRESS"):
         raise InvalidInput.single(f"Stack status {status} not IN_PROGRESS")
-    pending = inv.stacks.hook_poll(inv.project, stack)
+    pending = inv.stacks.hook_poll(inv.project, stack, nested_depth=nested_depth)
+    columns = POLL_COLUMNS + (NESTED_COLUMNS if nested_depth else ())
     emit(
         pending,
         fmt,
         lambda: print_table(
-            [c for c, _ in POLL_COLUMNS], [[p.get(k) for _, k in POLL_COLUMNS] for p in pending]
+            [c for c, _ in columns], [[p.get(k) for _, k in columns] for p in pending]
         ),
     )
     return 0

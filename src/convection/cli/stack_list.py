@@ -94,7 +94,9 @@ SortOpt = Annotated[
     ),
 ]
 DeletedOpt = Annotated[bool, typer.Option("--deleted", help="Include deleted stacks.")]
-NestedOpt = Annotated[bool, typer.Option("--nested", help="Include nested stacks.")]
+NestedOpt = Annotated[
+    bool, typer.Option("--nested", "--show-nested", help="Include nested stacks.")
+]
 AllProjectsOpt = Annotated[bool, typer.Option("--all-projects", help="Stacks of every project.")]
 ShortOpt = Annotated[bool, typer.Option("--short", help="Fewer columns.")]
 

@@ -59,15 +59,7 @@ def matches(r: dict[str, Any], filters: dict[str, set[str]]) -> bool:
 
 def collect(inv: Invocation, stack: str, depth: int) -> list[dict[str, Any]]:
     """The stack's resources, then those of its nested stacks to ``depth``."""
-    stacks = inv.stacks
-    found = stacks.resources(inv.project, stack)
-    if depth <= 0:
-        return found
-    stack_id = stacks.show(inv.project, stack)["id"]
-    for child in stacks.list(inv.project, show_nested=True):
-        if child.get("parent") == stack_id:
-            found.extend(collect(inv, child["id"], depth - 1))
-    return found
+    return inv.stacks.resources(inv.project, stack, nested_depth=depth)
 
 
 @app.command("list")
@@ -97,6 +89,8 @@ def list_resources(
     ]
     if nested_depth or long:
         columns.append("stack_name")
+    if nested_depth:
+        columns.append("parent_resource")
     emit(rows, fmt, lambda: print_table(columns, [[r.get(c) for c in columns] for r in rows]))
     return 0
 

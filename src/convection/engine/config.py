@@ -6,6 +6,8 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from convection.limits import DEFAULT_LIMITS, Limits
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EngineConfig:
@@ -22,5 +24,7 @@ class EngineConfig:
     poll_seconds: float = 1.0
     #: How often an idle engine looks for new work in the store.
     scan_seconds: float = 0.2
+    #: What child stacks may add: nesting depth and resources per tree.
+    limits: Limits = DEFAULT_LIMITS
     #: Who holds the leases; unique per engine instance.
     owner: str = field(default_factory=lambda: f"engine-{uuid.uuid4().hex[:12]}")

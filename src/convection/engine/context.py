@@ -9,14 +9,18 @@ finds it again. ``emit`` adds an event without waiting.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Mapping
 from typing import Any
 
 from convection.engine.journal import Journal
 from convection.engine.view import StackView
+from convection.hot.parameters import ParameterValues
 from convection.plan.resolve import reference_id
 from convection.resources._context import Peer
+from convection.resources._nested import NestedStacks
+from convection.resources._plugin import ResourceFailure
 from convection.store.api import AppendEvent, ResourceRecord, UpdateResource
 from convection.types import JSON
 
@@ -27,9 +31,28 @@ def short_id(stack_id: str, resource_id: int) -> str:
     return hashlib.blake2b(f"{stack_id}:{resource_id}".encode(), digest_size=6).hexdigest()
 
 
+def hidden_texts(parameters: ParameterValues) -> tuple[str, ...]:
+    """The text forms of the hidden parameters' values, for plugins to
+    redact: a string as it is, anything else also as JSON, and each string
+    item of a list (a ``comma_delimited_list`` item is what a script sees)."""
+    found: set[str] = set()
+    for name in parameters.names():
+        if not parameters.is_hidden(name):
+            continue
+        value = parameters.value(name)
+        if isinstance(value, str):
+            found.add(value)
+        elif value is not None:
+            found.update((json.dumps(value), str(value)))
+            if isinstance(value, list):
+                found.update(v for v in value if isinstance(v, str))
+    return tuple(sorted((t for t in found if t), key=len, reverse=True))
+
+
 class EngineContext:
     __slots__ = (
         "_journal",
+        "_nested",
         "_row",
         "_stack_name",
         "_traversal_id",
@@ -37,6 +60,9 @@ class EngineContext:
         "action",
         "operation_id",
         "previous_properties",
+        "secrets",
+        "stack_timeout",
+        "update_policy",
     )
 
     def __init__(
@@ -50,8 +76,13 @@ class EngineContext:
         view: StackView,
         traversal_id: str | None = None,
         previous_properties: Mapping[str, Any] | None = None,
+        update_policy: Mapping[str, Any] | None = None,
+        stack_timeout: float | None = None,
+        nested: NestedStacks | None = None,
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self._row = row
+        self._nested = nested
         self._stack_name = stack_name
         self.action = action
         self.operation_id = operation_id
@@ -59,6 +90,9 @@ class EngineContext:
         self._view = view
         self._traversal_id = traversal_id
         self.previous_properties = previous_properties
+        self.update_policy = update_policy
+        self.stack_timeout = stack_timeout
+        self.secrets = secrets
 
     @property
     def row(self) -> ResourceRecord:
@@ -90,6 +124,12 @@ class EngineContext:
 
     def now(self) -> float:
         return time.time()
+
+    @property
+    def nested(self) -> NestedStacks:
+        if self._nested is None:
+            raise ResourceFailure("nested stacks are not available outside a stack operation")
+        return self._nested
 
     async def _persist(self, fields: dict[str, Any]) -> None:
         # A fact: kept even if the traversal was superseded while the plugin

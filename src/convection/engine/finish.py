@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from convection.engine import lifecycle as lc
+from convection.engine.nested_wake import child_secret, wake_owner
 from convection.engine.operations import stack_event
 from convection.engine.outputs import compute_outputs
 from convection.engine.run import TraversalRun
@@ -62,12 +63,25 @@ def finish(run: TraversalRun, start_rollback: StartRollback) -> None:
         run.store.apply(changes, traversal_id=run.id)
     except StaleTraversal:
         return
+    if run.stack.parent_id is not None:
+        _tell_owner(run, status)
     if (
         status == Status.FAILED
         and run.traversal.rollback_enabled
         and run.traversal.action in ROLLS_BACK
     ):
         start_rollback(run.stack.id)
+
+
+def _tell_owner(run: TraversalRun, status: str) -> None:
+    """A child stack ended: wake its owner's node, and a deleted child's
+    resources no longer count toward the tree's limit."""
+    stack = run.stack
+    if run.traversal.action == Action.DELETE and status == Status.COMPLETE and stack.root_id:
+        run.store.reserve_resources(stack.root_id, -stack.resource_count, -1)
+    wakes = wake_owner(run.store, stack, run.traversal.action)
+    if wakes:
+        run.store.apply(wakes)
 
 
 def _completion_fields(run: TraversalRun, status: str, now: datetime) -> dict[str, Any]:
@@ -82,7 +96,9 @@ def _completion_fields(run: TraversalRun, status: str, now: datetime) -> dict[st
     template_id = stack.template_id if stack is not None else run.stack.template_id
     outputs: list[dict[str, Any]] = []
     if run.definition is not None:
-        outputs = compute_outputs(run.definition, run.view.current, run.registry)
+        outputs = compute_outputs(
+            run.definition, run.view.current, run.registry, child_secret(run.store, run.stack)
+        )
     return {"prev_template_id": template_id, "outputs": outputs}
 
 

@@ -117,11 +117,14 @@ def _choose(
     planned = node.payload.get("action")
     if row.action == Action.INIT or planned == "CREATE":
         return "create", "new"
-    if planned == "REPLACE" or _needs_replace(row, node, run):
+    if planned == "REPLACE" or _needs_replace(row, node, run, plugin):
         return _restricted(run, row, "replace")
     if external != row.external_id:
         return _restricted(run, row, "replace")
     decision = type(plugin).decide_update(row.properties, values)
+    if decision.action is UpdateAction.NONE and row.status != Status.COMPLETE:
+        # a nested stack's owner left failed: converge its child again
+        return _restricted(run, row, "update")
     if decision.action is UpdateAction.NONE:
         return "noop", decision.reason
     if decision.action is UpdateAction.UPDATE:
@@ -152,12 +155,17 @@ async def _adopt(
     return await finish(run, node, plugin, ctx.row, values, Action.ADOPT, None)
 
 
-def _needs_replace(row: ResourceRecord, node: NodeRecord, run: TraversalRun) -> bool:
+def _needs_replace(
+    row: ResourceRecord, node: NodeRecord, run: TraversalRun, plugin: ResourcePlugin
+) -> bool:
     assert run.definition is not None
     new_type = run.definition.resources[node.resource_name].resolved_type
-    return (
-        row.type != new_type or row.unhealthy or row.status in (Status.FAILED, Status.IN_PROGRESS)
-    )
+    if row.type != new_type or row.unhealthy:
+        return True
+    if row.status not in (Status.FAILED, Status.IN_PROGRESS):
+        return False
+    # A nested stack's owner is updated in place (Heat's StackResource).
+    return type(plugin).replace_failed or row.physical_id is None
 
 
 def _restricted(run: TraversalRun, row: ResourceRecord, kind: str) -> tuple[str, str]:
@@ -322,7 +330,7 @@ async def finish(
     rdef = run.definition.resources[row.name]
     ctx = lc.context(run, node, row, action)
     try:
-        ref, attrs = await lc.outputs_of(plugin, ctx, values)
+        ref, attrs = await lc.outputs_of(plugin, ctx, values, run.attributes_read(row.name))
     except Exception as exc:
         return lc.failed(row, action, exc)
     extra: dict[str, Any] = {}

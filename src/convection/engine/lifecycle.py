@@ -8,13 +8,15 @@ the node's own bookkeeping in one group-committed entry.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from convection.engine.context import EngineContext
+from convection.engine.context import EngineContext, hidden_texts
+from convection.engine.nested import EngineNestedStacks
 from convection.engine.run import TraversalRun
+from convection.hot.functions.base import resolve
 from convection.resources.api import ResourceFailure, ResourcePlugin, Wait
 from convection.states import Status
 from convection.store.api import (
@@ -112,7 +114,8 @@ def failed(row: ResourceRecord, action: str, exc: BaseException | str) -> Outcom
 def failure_reason(exc: BaseException, name: str) -> str:
     """Heat's resource status reason: ``<ErrorType>: resources.<name>: <message>``."""
     if isinstance(exc, ResourceFailure):
-        return f"Error: resources.{name}: {exc.message}"
+        below = f".{exc.path}" if exc.path else ""
+        return f"{exc.error}: resources.{name}{below}: {exc.message}"
     return f"{type(exc).__name__}: resources.{name}: {exc}"
 
 
@@ -134,7 +137,21 @@ def context(
         view=run.view,
         traversal_id=run.id,
         previous_properties=previous,
+        update_policy=_update_policy(run, row.name),
+        stack_timeout=run.stack.timeout_mins * 60 if run.stack.timeout_mins else None,
+        nested=None if run.hub is None else EngineNestedStacks(run, run.hub, row),
+        secrets=hidden_texts(run.definition.parameters) if run.definition is not None else (),
     )
+
+
+def _update_policy(run: TraversalRun, name: str) -> Mapping[str, Any] | None:
+    """The resource's resolved ``update_policy`` (groups read it); only
+    resources that declare one pay for resolving it."""
+    rdef = run.definition.resources.get(name) if run.definition is not None else None
+    if rdef is None or rdef.update_policy is None or run.resolver is None:
+        return None
+    value = resolve(rdef.update_policy, run.resolver)
+    return value if isinstance(value, Mapping) else None
 
 
 async def start(plugin: ResourcePlugin, op: str, ctx: EngineContext, props: Any) -> JSON:
@@ -163,13 +180,17 @@ def sleeping(due_at: datetime, resume: dict[str, JSON]) -> Outcome:
 
 
 async def outputs_of(
-    plugin: ResourcePlugin, ctx: EngineContext, props: Any
+    plugin: ResourcePlugin, ctx: EngineContext, props: Any, read: Iterable[str] = ()
 ) -> tuple[JSON, dict[str, JSON]]:
-    """The reference id and every declared attribute, read once when an
+    """The reference id, every declared attribute and every attribute the
+    stack reads (``read``: see ``engine.attributes``), read once when an
     action completes and stored, so nothing calls the plugin to read them
     again (Heat's lesson: outputs resolved live took minutes)."""
     ref = await plugin.reference_id(ctx, props)
     attrs: dict[str, JSON] = {}
     for name in type(plugin).attributes_schema:
         attrs[name] = await plugin.attribute(ctx, props, name)
+    for name in read:
+        if name not in attrs:
+            attrs[name] = await plugin.attribute(ctx, props, name)
     return ref, attrs

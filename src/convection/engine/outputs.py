@@ -12,6 +12,7 @@ so every view can redact them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from convection.definition import StackDefinition
@@ -23,8 +24,20 @@ from convection.resources.registry import TypeRegistry
 NO_DESCRIPTION = "No description given"
 
 
+#: Whether attribute ``name`` (None: all) of a nested-stack owner comes
+#: from a secret output of its child stack.
+ChildSecret = Callable[[Any, "str | None"], bool]
+
+
+def _never(_row: Any, _name: str | None) -> bool:
+    return False
+
+
 def compute_outputs(
-    definition: StackDefinition, lookup: Lookup, registry: TypeRegistry
+    definition: StackDefinition,
+    lookup: Lookup,
+    registry: TypeRegistry,
+    child_secret: ChildSecret = _never,
 ) -> list[dict[str, Any]]:
     resolver = RecordResolver(definition, lookup)
     out: list[dict[str, Any]] = []
@@ -35,7 +48,7 @@ def compute_outputs(
         except (ConvectionError, KeyError, TypeError, ValueError) as exc:
             entry["output_value"] = None
             entry["output_error"] = str(exc)
-        if _is_secret(o.value, definition, lookup, registry):
+        if _is_secret(o.value, definition, lookup, (registry, child_secret)):
             entry["secret"] = True
         out.append(entry)
     return out
@@ -46,7 +59,9 @@ def _description(value: Any) -> Any:
     return NO_DESCRIPTION if data is None else data
 
 
-def _is_secret(tree: Any, definition: StackDefinition, lookup: Lookup, reg: TypeRegistry) -> bool:
+def _is_secret(
+    tree: Any, definition: StackDefinition, lookup: Lookup, reg: tuple[TypeRegistry, ChildSecret]
+) -> bool:
     """Does the value read a hidden parameter or a secret of a resource?"""
     if isinstance(tree, Function):
         args = tree.args
@@ -68,13 +83,24 @@ def _is_secret(tree: Any, definition: StackDefinition, lookup: Lookup, reg: Type
     return False
 
 
-def _secret_of(fn: str, args: Any, row: Any, reg: TypeRegistry) -> bool:
-    plugin = None if row is None else reg.get(row.type)
+def _secret_of(fn: str, args: Any, row: Any, reg: tuple[TypeRegistry, ChildSecret]) -> bool:
+    registry, child_secret = reg
+    plugin = None if row is None else registry.get(row.type)
+    attribute = args[1] if isinstance(args, list) and len(args) > 1 else None
+    # A template resource's (or a nested stack's) attribute is the child's
+    # output: secret when that output is.
+    dynamic = plugin is None or attribute not in plugin.attributes_schema
+    if (
+        row is not None
+        and fn == "get_attr"
+        and (dynamic or attribute == "outputs")
+        and child_secret(row, None if attribute == "outputs" else attribute)
+    ):
+        return True
     if plugin is None:
         return False
     if fn == "get_resource":
         return plugin.secret_reference_id
-    attribute = args[1] if isinstance(args, list) and len(args) > 1 else None
     if attribute is None:
         return bool(plugin.secret_attributes)
     return attribute in plugin.secret_attributes

@@ -11,16 +11,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from convection.definition import StackDefinition
+from convection.engine.attributes import referenced_attributes
 from convection.engine.config import EngineConfig
+from convection.engine.facade import NestedResolver
 from convection.engine.journal import Journal
+from convection.engine.templates import load_definition
 from convection.engine.view import StackView
+from convection.hot.environment import is_template_name
 from convection.plan.digest import digests
 from convection.plan.resolve import RecordResolver
 from convection.resources.api import ResourcePlugin
+from convection.resources.heat.template_resource import template_type
 from convection.resources.registry import TypeRegistry
 from convection.store.api import StackRecord, Store, TraversalRecord
+
+if TYPE_CHECKING:
+    from convection.engine.nested import NestedHub
 
 
 @dataclass(slots=True)
@@ -39,7 +48,9 @@ class Tally:
     stopping: str | None = None
     #: Node keys skipped because something they need failed.
     skipped: set[str] = field(default_factory=set)
-    #: A node has waited at a hook (``engine.hooks``): look for wake timers.
+    #: A node has waited at a hook (``engine.hooks``) or slept on a poll
+    #: (a signal may wake it, ``engine.signal_wake``): look for wake timers
+    #: other processes wrote.
     parked: bool = False
 
 
@@ -48,8 +59,10 @@ class TraversalRun:
 
     __slots__ = (
         "_plugins",
+        "_reads",
         "config",
         "definition",
+        "hub",
         "journal",
         "registry",
         "resolver",
@@ -79,7 +92,21 @@ class TraversalRun:
         #: node key -> successor keys; loaded when a failure needs them.
         self.successors: Mapping[str, tuple[str, ...]] | None = None
         self._plugins: dict[str, ResourcePlugin] = {}
-        self.resolver = None if definition is None else RecordResolver(definition, view.current)
+        self._reads: dict[str, frozenset[str]] | None = None
+        #: Child stacks of this run's resources (set by the engine).
+        self.hub: NestedHub | None = None
+        self.resolver = None if definition is None else self._resolver(definition)
+
+    def _resolver(self, definition: StackDefinition) -> RecordResolver:
+        if self.stack.parent_id is None:
+            return RecordResolver(definition, self.view.current)
+        return NestedResolver(
+            definition,
+            self.view.current,
+            stack=self.stack,
+            store=self.store,
+            load=lambda stack, tid: load_definition(self.store, self.registry, stack, tid),
+        )
 
     @property
     def id(self) -> str:
@@ -94,10 +121,24 @@ class TraversalRun:
         found = self._plugins.get(type_name)
         if found is None:
             cls = self.registry.get(type_name)
-            if cls is None:
+            if cls is not None:
+                found = cls()
+            elif is_template_name(type_name):
+                # A template resource: the type is a file of this stack.
+                files = {} if self.definition is None else self.definition.template.files
+                found = template_type(type_name, files.get(type_name))()
+            else:
                 return None
-            found = self._plugins[type_name] = cls()
+            self._plugins[type_name] = found
         return found
+
+    def attributes_read(self, name: str) -> frozenset[str]:
+        """Attribute names the definition reads of resource ``name``."""
+        if self.definition is None:
+            return frozenset()
+        if self._reads is None:
+            self._reads = referenced_attributes(self.definition)
+        return self._reads.get(name, frozenset())
 
     def digest(self, name: str) -> str:
         assert self.definition is not None

@@ -55,7 +55,8 @@ def count_nodes(run: TraversalRun, nodes: list[NodeRecord]) -> None:
     tally.remaining = sum(1 for n in nodes if n.state not in FINISHED)
     tally.skipped = {n.key for n in nodes if n.state == "skipped"}
     run.successors = {n.key: tuple(n.successors) for n in nodes}
-    tally.parked = tally.parked or any(parked(n) for n in nodes)
+    # Sleeping nodes too: a signal's wake (engine.signal_wake) may come.
+    tally.parked = tally.parked or any(parked(n) or n.state == "sleeping" for n in nodes)
     for n in nodes:
         if n.state == "failed" and tally.failure is None:
             row = run.view.get(n.resource_id) if n.resource_id is not None else None

@@ -2,7 +2,10 @@
 
 A sleeping node holds no worker and no lease. When its timer is due, the
 timer row is deleted and the node made ready again in one entry, and the
-node is claimed like any other. Timers of traversals that are no longer
+node is claimed like any other. Engines sharing a store may read the same
+due timer; the entry deletes the row by id and fails if it is already
+gone, so exactly one engine fires it (a second firing could make a node
+that is running again ready, and run its job twice at once). Timers of traversals that are no longer
 active are dropped.
 """
 
@@ -11,10 +14,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 
+from convection.engine import signal_wake
 from convection.engine.hooks import WAKE_PURPOSE, wake
 from convection.engine.journal import Journal
 from convection.engine.run import TraversalRun
-from convection.store.api import DeleteTimers, Store, UpdateNode
+from convection.store.api import (
+    Change,
+    DeleteTimers,
+    Store,
+    TakeTimer,
+    TimerRecord,
+    UpdateNode,
+)
 
 #: Timers fired per pass; the rest wait for the next pass.
 BATCH = 1000
@@ -51,8 +62,22 @@ class Timers:
         due_hint = self.next_due(runs)
         if due_hint is None or due_hint > now:
             return
+        skipped = self.act(self._store.due_timers(now, BATCH), runs, hungry)
+        self._journal.flush()
+        self._hint = self._store.next_timer_due()
+        if skipped and self._hint is not None and self._hint <= now:
+            # Due timers we must leave alone: look again later, don't spin.
+            self._hint = now + timedelta(seconds=0.2)
+
+    def act(
+        self, timers: list[TimerRecord], runs: Mapping[str, TraversalRun], hungry: set[str]
+    ) -> bool:
+        """Queue what each of ``timers`` (read as due) does; whether some
+        had to be left alone. Each firing takes its timer row (``TakeTimer``)
+        in the same entry, so when another engine read and fired the same
+        timer first, this entry fails and changes nothing."""
         skipped = False
-        for timer in self._store.due_timers(now, BATCH):
+        for timer in timers:
             run = runs.get(timer.traversal_id)
             if run is None:
                 if self._store.get_traversal(timer.traversal_id) is None or not _active(
@@ -68,17 +93,25 @@ class Timers:
             if timer.purpose.startswith(WAKE_PURPOSE):
                 hook = timer.purpose[len(WAKE_PURPOSE) :]
                 woken = wake(self._store, run.id, timer.node_key, hook)
-                self._journal.submit(run.id, progress=woken)
+                self._take(timer, woken)
+                hungry.add(run.id)
+                continue
+            if signal_wake.is_wake(timer.purpose):
+                woken = signal_wake.fire(self._store, run.id, timer.node_key, timer.purpose)
+                self._take(timer, woken)
                 hungry.add(run.id)
                 continue
             ready = UpdateNode(run.id, timer.node_key, {"state": "ready"})
-            self._journal.submit(run.id, progress=[DeleteTimers(run.id, timer.node_key), ready])
+            self._take(timer, [DeleteTimers(run.id, timer.node_key), ready])
             hungry.add(run.id)
-        self._journal.flush()
-        self._hint = self._store.next_timer_due()
-        if skipped and self._hint is not None and self._hint <= now:
-            # Due timers we must leave alone: look again later, don't spin.
-            self._hint = now + timedelta(seconds=0.2)
+        return skipped
+
+    def _take(self, timer: TimerRecord, changes: list[Change]) -> None:
+        """Journal ``changes`` if, and only if, this engine takes ``timer``.
+        A timer another engine took fails the entry with ``NotFound``, which
+        ``post`` drops: that engine did the work."""
+        take = TakeTimer(timer.id, timer.traversal_id, timer.node_key)
+        self._journal.post(timer.traversal_id, progress=[take, *changes])
 
 
 def _active(store: Store, traversal_id: str) -> bool:

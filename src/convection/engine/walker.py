@@ -30,7 +30,9 @@ from convection.engine.job_action import run_check, run_resume, run_suspend
 from convection.engine.job_cleanup import run_cleanup
 from convection.engine.job_update import run_update
 from convection.engine.journal import Journal
+from convection.engine.leases import LOST, TraversalLeases
 from convection.engine.lifecycle import Outcome
+from convection.engine.nested import NestedHub
 from convection.engine.operations import Warm, rollback_operation, start_operation
 from convection.engine.run import TraversalRun
 from convection.engine.takeup import count_nodes, take_up
@@ -47,6 +49,7 @@ from convection.store.api import (
     ReleaseSuccessors,
     StaleTraversal,
     Store,
+    TraversalRecord,
     UpdateNode,
     UpdateResource,
     UpdateTraversal,
@@ -78,9 +81,10 @@ def _now() -> datetime:
 class Engine:
     """Runs every active traversal of one store, in this process.
 
-    Any number of engines (processes) may share a store: nodes are claimed
-    atomically under leases, and a traversal whose engine died is taken up
-    by the next one that starts or scans.
+    Any number of engines (processes) may share a store: each traversal is
+    run by one engine at a time, under a lease (engine.leases); nodes are
+    claimed atomically under leases; a traversal whose engine died is taken
+    up by the next one that scans once its lease lapsed.
     """
 
     def __init__(
@@ -100,6 +104,7 @@ class Engine:
         self.warm = warm or Warm()
         self.runs: dict[str, TraversalRun] = {}
         self.timers = Timers(store, self.journal)
+        self.hub = NestedHub(self.definitions, self.warm, started=self._take_up_now)
         self.executor = AsyncioExecutor()
         self._claimed: dict[tuple[str, str], NodeRecord] = {}
         self._hungry: set[str] = set()
@@ -107,6 +112,9 @@ class Engine:
         self._wake: asyncio.Event | None = None
         self._last_scan = datetime.min.replace(tzinfo=UTC)
         self._last_lease = _now()
+        self.leases = TraversalLeases(store, self.config)
+        #: Active traversals another engine held at the last scan.
+        self._foreign = False
 
     @property
     def peak(self) -> int:
@@ -120,8 +128,10 @@ class Engine:
     # -- the loop ------------------------------------------------------------
 
     def start(self) -> None:
-        """Reclaim nodes whose engine died, and take up every active traversal."""
-        self.store.reclaim_expired(_now())
+        """Renew the leases of runs kept from a previous ``run`` (dropping
+        those another engine took since), reclaim nodes whose engine died,
+        and take up every active traversal."""
+        self._renew_leases(_now())
         self._scan(force=True)
 
     async def run(self, *, until: Callable[[], bool] | None = None, idle_exit: bool = True) -> None:
@@ -134,6 +144,8 @@ class Engine:
             self.start()
             await self._loop(until, idle_exit)
             await self._drain()
+        # A clean stop: another engine may take our traversals up at once.
+        self.leases.release(self.runs)
 
     async def _loop(self, until: Callable[[], bool] | None, idle_exit: bool) -> None:
         while True:
@@ -145,7 +157,7 @@ class Engine:
                 break
             if idle_exit and not self.runs and not self.executor.running:
                 self._scan(force=True)  # a last look: work may have just started
-                if not self.runs:
+                if not self.runs and not self._foreign:
                     break
             await self._sleep()
 
@@ -174,19 +186,54 @@ class Engine:
         self._last_scan = now
         if (now - self._last_lease).total_seconds() > self.config.lease_seconds / 3:
             self._renew_leases(now)
+        active = set()
+        self._foreign = False
         for traversal in self.store.active_traversals():
+            active.add(traversal.id)
             if traversal.id not in self.runs:
-                run = take_up(traversal, self.services, self.definitions, self.warm)
-                if run is not None:
-                    self.runs[run.id] = run
-                    self._hungry.add(run.id)
-                    self.timers.forget()
+                self._take(traversal, now)
         for run in list(self.runs.values()):
-            self._check_run(run, now)
+            if run.tally.stopping == LOST:
+                continue
+            if run.id in active:
+                # Still IN_PROGRESS and its stack's: only the deadline can
+                # have changed (no two reads per run per scan: with 1,000
+                # child stacks running, that was most of a scan).
+                _check_deadline(run, now)
+            else:
+                self._check_run(run, now)
         if any(run.tally.parked for run in self.runs.values()):
             # A hook may have been cleared by another process: its wake is
             # a timer row this engine has not heard of.
             self.timers.forget()
+
+    def _take(self, traversal: TraversalRecord, now: datetime) -> None:
+        """Take ``traversal`` up if no other engine holds its lease."""
+        if self.leases.held_elsewhere(traversal, now) or not self.leases.take(traversal.id):
+            self._foreign = True
+            return
+        run = take_up(traversal, self.services, self.definitions, self.warm)
+        if run is None:
+            self.leases.release([traversal.id])
+        self._adopt(run)
+
+    def _adopt(self, run: TraversalRun | None) -> None:
+        if run is not None:
+            run.hub = self.hub
+            self.runs[run.id] = run
+            self._hungry.add(run.id)
+            self.timers.forget()
+
+    def _take_up_now(self, traversal_id: str) -> None:
+        """A job started a traversal (a child stack): run it without
+        waiting for the next scan."""
+        traversal = self.store.get_traversal(traversal_id)
+        if traversal is None:
+            return
+        self.runs.pop(traversal_id, None)
+        self._take(traversal, _now())
+        if self._wake is not None:
+            self._wake.set()
 
     def _check_run(self, run: TraversalRun, now: datetime) -> None:
         stack = self.store.get_stack_by_id(run.stack.id)
@@ -194,6 +241,9 @@ class Engine:
             run.tally.stopping = "superseded"
             return
         traversal = self.store.get_traversal(run.id)
+        if traversal is not None and traversal.status not in ("IN_PROGRESS", "CANCELLED"):
+            run.tally.stopping = LOST  # another engine finished it: see engine.leases
+            return
         if traversal is not None and traversal.status == "CANCELLED":
             if run.tally.stopping != "cancelled":
                 run.tally.stopping = "cancelled"
@@ -204,10 +254,21 @@ class Engine:
 
     def _renew_leases(self, now: datetime) -> None:
         self._last_lease = now
-        self.store.reclaim_expired(now)
         until = now + timedelta(seconds=self.config.lease_seconds)
+        for lost in self.leases.renew(self.runs, now):
+            # Another engine took it up (we were held up past the lease):
+            # its work is no longer ours to count or write.
+            _log.warning("traversal %s: lease taken by another engine; dropping it", lost)
+            self.runs[lost].tally.stopping = LOST
         for (tid, key), _node in self._claimed.items():
+            if (run := self.runs.get(tid)) is not None and run.tally.stopping == LOST:
+                continue
             self.journal.submit(tid, progress=[UpdateNode(tid, key, {"lease_until": until})])
+        # Our own leases first: when the loop was held up past a lease (a
+        # loaded machine), reclaiming first made this engine's own running
+        # nodes ready, and it ran them a second time.
+        self.journal.flush()
+        self.store.reclaim_expired(now)
         self._hungry.update(self.runs)
 
     # -- dispatch --------------------------------------------------------------
@@ -309,8 +370,12 @@ class Engine:
                 tally.check_failed = outcome.drifted
             self._hungry.add(run.id)
             return
-        if outcome.state == "paused":
-            tally.parked = True  # a hook: the job parked the node itself (engine.hooks)
+        if outcome.state in ("paused", "sleeping"):
+            # Parked at a hook (the job parked the node itself, engine.hooks)
+            # or sleeping on a poll: another process may wake it (a hook
+            # clear, a signal: engine.signal_wake) with a timer row this
+            # engine has not heard of.
+            tally.parked = True
         elif outcome.state == "failed":
             tally.remaining -= 1 + len(skipped)
             tally.failure = tally.failure or outcome.failure
@@ -401,14 +466,22 @@ class Engine:
             tally = run.tally
             if tally.inflight:
                 continue
-            if tally.stopping in ("superseded", "broken"):
+            if tally.stopping in ("superseded", "broken", LOST):
                 del self.runs[run.id]
-            elif tally.stopping == "cancelled" and tally.remaining <= 0:
-                del self.runs[run.id]
+                continue
+            if tally.remaining > 0 and tally.stopping not in ("timeout", "rollback"):
+                continue
+            del self.runs[run.id]
+            if not self.leases.still_held(run.id):
+                continue  # held up past the lease: another engine took it up
+            if tally.stopping == "cancelled":
                 self.store.apply([UpdateTraversal(run.id, {"finished_at": _now()})])
-            elif tally.remaining <= 0 or tally.stopping in ("timeout", "rollback"):
-                del self.runs[run.id]
+                self.leases.release([run.id])
+            else:
                 finish(run, self._rollback)
+                self.leases.release([run.id])
+                if run.stack.parent_id is not None:
+                    self.timers.forget()  # the owner's wake (engine.nested_wake)
 
     def _rollback(self, stack_id: str) -> None:
         stack = self.store.get_stack_by_id(stack_id)
@@ -417,6 +490,11 @@ class Engine:
         op = rollback_operation(self.store, self.registry, self.definitions, stack)
         start_operation(self.store, op, self.warm)
         self._scan(force=True)
+
+
+def _check_deadline(run: TraversalRun, now: datetime) -> None:
+    if run.deadline is not None and now >= run.deadline and run.tally.stopping is None:
+        run.tally.stopping = "timeout"
 
 
 def _action_of(run: TraversalRun, node: NodeRecord) -> str:

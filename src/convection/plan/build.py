@@ -7,10 +7,11 @@ Terraform graph builder's ``Steps()``; each entry is one small transform.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from convection._gc import collector_paused
 from convection.definition import StackDefinition
+from convection.hot.environment import is_template_name
 from convection.plan.decide import Decisions, Stored, decide_all
 from convection.plan.digest import digests
 from convection.plan.model import Action, Change, NodeKind, Plan
@@ -84,7 +85,9 @@ def _build(
 ) -> Plan:
     split = Stored.split(stored)
     hashes = digests(definition) if definition is not None else {}
-    decisions = decide_all(definition, split, hashes, rollback=rollback)
+    decisions = decide_all(
+        definition, split, hashes, rollback=rollback, replace_failed=_replace_failed(schemas)
+    )
     if schemas is not None and definition is not None:
         decisions = refine(definition, split, decisions, schemas, hashes)
     if visit:
@@ -94,6 +97,19 @@ def _build(
         step.apply(g)
     g.check_acyclic()
     return Plan(operation, decisions.changes, decisions.deposed, g.nodes, g.edges)
+
+
+def _replace_failed(schemas: TypeSchemas | None) -> Callable[[str], bool]:
+    """The plugin's ``replace_failed`` by type; template resources own a
+    nested stack, so they are updated in place like any stack resource."""
+
+    def replace(type_name: str) -> bool:
+        plugin = schemas.get(type_name) if schemas is not None else None
+        if plugin is None:
+            return not is_template_name(type_name)
+        return plugin.replace_failed
+
+    return replace
 
 
 def _visit(decisions: Decisions, names: frozenset[str]) -> Decisions:

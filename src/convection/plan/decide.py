@@ -21,7 +21,7 @@ order, so rule 4 propagates down the graph in one O(V+E) pass.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from convection.definition import StackDefinition
@@ -61,12 +61,14 @@ class Stored:
         return cls(current, tuple(sorted(deposed, key=lambda r: r.id)))
 
 
-def _replace_reason(row: ResourceRecord, new_type: str) -> str | None:
+def _replace_reason(row: ResourceRecord, new_type: str, replace_failed: bool) -> str | None:
     if row.type != new_type:
         return f"type changed from {row.type} to {new_type}"
     if row.unhealthy:
         why = f": {row.status_reason}" if row.status_reason else ""
         return f"marked unhealthy{why}"
+    if not replace_failed and row.physical_id is not None:
+        return None  # a nested stack's owner: updated in place (Heat's StackResource)
     if row.status == Status.FAILED:
         return f"{row.action}_{row.status}"
     if row.status == Status.IN_PROGRESS:
@@ -88,10 +90,17 @@ def _restorable(stored: Stored, name: str, wanted: str) -> ResourceRecord | None
 
 
 class _Decider:
-    def __init__(self, stored: Stored, hashes: Mapping[str, str], rollback: bool) -> None:
+    def __init__(
+        self,
+        stored: Stored,
+        hashes: Mapping[str, str],
+        rollback: bool,
+        replace_failed: Callable[[str], bool],
+    ) -> None:
         self.stored = stored
         self.hashes = hashes
         self.rollback = rollback
+        self.replace_failed = replace_failed
         self.restores: dict[str, int] = {}
         #: Names with an old version that a dependent may still point at.
         self.stale = {r.name for r in stored.deposed if r.replaced_by is not None}
@@ -104,9 +113,11 @@ class _Decider:
             return self._create(name, new_type)
         if row.action == StateAction.INIT:
             return Change(name, Action.CREATE, "not created yet", new_type, row.id)
-        why = _replace_reason(row, new_type)
+        why = _replace_reason(row, new_type, self.replace_failed(new_type))
         if why is not None:
             return Change(name, Action.REPLACE, why, new_type, row.id)
+        if row.status != Status.COMPLETE:
+            return Change(name, Action.EVALUATE, f"{row.action}_{row.status}", new_type, row.id)
         if row.definition_hash != self.hashes[name]:
             old = _restorable(self.stored, name, self.hashes[name]) if self.rollback else None
             if old is not None:
@@ -143,10 +154,13 @@ def decide_all(
     hashes: Mapping[str, str],
     *,
     rollback: bool = False,
+    replace_failed: Callable[[str], bool] = lambda _type: True,
 ) -> Decisions:
     """Decide every resource; ``definition=None`` means an empty template
-    (stack delete, or rolling back a failed create)."""
-    d = _Decider(stored, hashes, rollback)
+    (stack delete, or rolling back a failed create). ``replace_failed``
+    says, by type, whether a FAILED or interrupted resource is replaced
+    (the plugin's ``replace_failed``; nested stack owners are not)."""
+    d = _Decider(stored, hashes, rollback, replace_failed)
     changes: list[Change] = []
     moving: set[str] = set()
     if definition is not None:

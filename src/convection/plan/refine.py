@@ -22,6 +22,7 @@ from convection.plan.decide import NODE_ACTIONS, Decisions, Stored
 from convection.plan.model import Action, Change
 from convection.plan.resolve import RecordResolver, Unknown
 from convection.resources.api import ResourcePlugin, UpdateAction
+from convection.states import Status
 from convection.store.api import ResourceRecord
 
 
@@ -70,7 +71,11 @@ def refine(
     resolver = RecordResolver(definition, stored.current.get, moving)
     out: list[Change] = []
     for c in decisions.changes:
-        if c.action is Action.EVALUATE:
+        if c.action is Action.EVALUATE and stored.current[c.name].status != Status.COMPLETE:
+            # a nested stack's owner left failed or interrupted (decide.py):
+            # its child is converged again whatever its properties say
+            c = dataclasses.replace(c, action=Action.UPDATE)
+        elif c.action is Action.EVALUATE:
             row = stored.current[c.name]
             if row.definition_hash == hashes.get(c.name):
                 c = _settle_by_dependencies(definition, c, moving, stale)

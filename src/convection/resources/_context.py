@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from convection.resources._nested import NestedStacks
 from convection.types import JSON
 
 
@@ -118,6 +119,33 @@ class ResourceContext(Protocol):
         another process stored is seen), or ``None``."""
         ...
 
+    @property
+    def nested(self) -> NestedStacks:
+        """Child stacks owned by this resource (see ``_nested``)."""
+        ...
+
+    # Added for groups (brief C): what Heat reads off the resource's
+    # definition and stack, passed as values rather than a stack object.
+    @property
+    def update_policy(self) -> Mapping[str, Any] | None:
+        """The resource's ``update_policy`` section, resolved, or ``None``
+        (ResourceGroup reads ``rolling_update`` and ``batch_create`` here)."""
+        ...
+
+    @property
+    def stack_timeout(self) -> float | None:
+        """The stack action's timeout in seconds, or ``None``: a group
+        refuses a rolling update whose pauses alone would outlast it."""
+        ...
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The values of the stack's hidden parameters, as text. Properties
+        hold them in clear (a deployment's ``input_values`` may carry a
+        password), so a plugin that shows what it was given or what a
+        script printed redacts these from it first (Heat shows ``******``)."""
+        ...
+
 
 @dataclass
 class InMemoryContext:
@@ -140,6 +168,12 @@ class InMemoryContext:
     writes: int = 0
     #: What :meth:`peer` returns, by name.
     peers: dict[str, Peer] = field(default_factory=dict)
+    #: Child stacks; by default none can be made without an engine.
+    nested: NestedStacks = field(default_factory=lambda: _NO_NESTED)
+    update_policy: Mapping[str, Any] | None = None
+    stack_timeout: float | None = None
+    #: The hidden parameter values a plugin must not show.
+    secrets: tuple[str, ...] = ()
     _short_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     @property
@@ -166,3 +200,14 @@ class InMemoryContext:
             refs = (p for p in self.peers.values() if name in (p.physical_id, p.reference_id))
             found = next(refs, None)
         return found
+
+
+class _NoNestedStacks:
+    """``InMemoryContext.nested`` by default: child stacks need an engine
+    (tests of nested plugins run a real one, or pass their own)."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise NotImplementedError("nested stacks need the engine's context")
+
+
+_NO_NESTED: Any = _NoNestedStacks()

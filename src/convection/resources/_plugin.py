@@ -61,6 +61,18 @@ class Wait:
 Poll = bool | Wait
 
 
+@dataclass(frozen=True, slots=True)
+class SignalPeer:
+    """A signal handler's answer: deliver ``details`` to another resource of
+    the same stack next, as ``stack resource signal`` would (a scaling
+    policy adjusting its group). The service does the delivery, so a plugin
+    never reaches into another resource, and the API's signal URL needs
+    nothing more than ``Stacks.signal``."""
+
+    resource: str
+    details: Mapping[str, JSON]
+
+
 class ResourceFailure(ConvectionError):
     """The action failed; the resource goes to ``<ACTION>_FAILED`` with this reason.
 
@@ -68,8 +80,13 @@ class ResourceFailure(ConvectionError):
     the message is meant for the user.
     """
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, error: str = "Error", path: str = "") -> None:
         self.message = message
+        #: Heat's error type and the path below this resource where the
+        #: failure happened (``resources.server`` in a nested stack), so
+        #: the reason reads ``Error: resources.web.resources.server: ...``.
+        self.error = error
+        self.path = path
         super().__init__(message)
 
     def __repr__(self) -> str:
@@ -104,6 +121,15 @@ class ResourcePlugin(abc.ABC):
     secret_reference_id: ClassVar[bool] = False
     #: Take any properties and offer any attribute (OS::Heat::None).
     accepts_anything: ClassVar[bool] = False
+    #: Every stack update visits the resource, changed or not, and asks
+    #: :meth:`decide_update` (Heat calls such a type's ``update`` always:
+    #: OS::Heat::UpdateWaitConditionHandle replaces itself there).
+    visit_on_update: ClassVar[bool] = False
+    #: Heat's ``needs_replace_failed``: the next update replaces a resource
+    #: left FAILED or interrupted. A nested stack's owner says False (Heat's
+    #: StackResource): its child is updated in place and each member decides
+    #: for itself, so a failed rolling update is not rebuilt from scratch.
+    replace_failed: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Check the declaration once, at import, and freeze the schemas: a
@@ -243,8 +269,13 @@ class ResourcePlugin(abc.ABC):
     ) -> Poll:
         return True
 
-    async def signal(self, ctx: ResourceContext, props: Properties, details: JSON) -> None:
-        """Handle a signal sent to the resource."""
+    async def signal(
+        self, ctx: ResourceContext, props: Properties, details: JSON
+    ) -> str | SignalPeer | None:
+        """Handle a signal sent to the resource; may return a short detail
+        for the signal's event (Heat's ``Signal: <detail>``), or a
+        :class:`SignalPeer` to pass a signal on. Delivery may be
+        repeated with the same ``ctx.operation_id``: make it idempotent."""
         raise ActionNotSupported(self.type_name, "Signal")
 
     # -- what other resources and outputs see ------------------------------

@@ -13,12 +13,14 @@ small token, and its ``check_*_complete`` poll returns ``True``, ``False`` or
 """
 
 from convection.resources._context import InMemoryContext, Peer, ResourceContext
+from convection.resources._nested import ChildResource, ChildStack, ChildState, NestedStacks
 from convection.resources._plugin import (
     ActionNotSupported,
     Poll,
     Properties,
     ResourceFailure,
     ResourcePlugin,
+    SignalPeer,
     Token,
     Wait,
 )
@@ -44,7 +46,11 @@ __all__ = [
     "ActionNotSupported",
     "AttributeSchema",
     "AttributeType",
+    "ChildResource",
+    "ChildStack",
+    "ChildState",
     "InMemoryContext",
+    "NestedStacks",
     "Peer",
     "Poll",
     "Properties",
@@ -54,6 +60,7 @@ __all__ = [
     "ResourceFailure",
     "ResourcePlugin",
     "SchemaError",
+    "SignalPeer",
     "Token",
     "UpdateAction",
     "UpdateDecision",

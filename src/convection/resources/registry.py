@@ -223,14 +223,41 @@ def _plugins_of(obj: Any) -> Iterable[Any]:
 
 def builtin_plugins() -> tuple[type[ResourcePlugin], ...]:
     """The types Convection ships, Heat's utility types and the test types."""
+    from convection.resources.heat.autoscaling import AutoScalingGroup, ScalingPolicy
     from convection.resources.heat.delay import Delay
     from convection.resources.heat.none import NoneResource
     from convection.resources.heat.random_string import RandomString
+    from convection.resources.heat.resource_chain import ResourceChain
+    from convection.resources.heat.resource_group import ResourceGroup
+    from convection.resources.heat.stack import Stack
     from convection.resources.heat.test_resource import TestResource
     from convection.resources.heat.value import Value
+    from convection.resources.heat.wait_condition import AWSWaitCondition, HeatWaitCondition
+    from convection.resources.heat.wait_condition_handle import (
+        AWSWaitConditionHandle,
+        HeatWaitConditionHandle,
+        UpdateWaitConditionHandle,
+    )
     from convection.resources.testing import LedgerResource
 
-    return (NoneResource, Value, RandomString, Delay, TestResource, LedgerResource)
+    return (
+        NoneResource,
+        Value,
+        RandomString,
+        Stack,
+        Delay,
+        TestResource,
+        LedgerResource,
+        HeatWaitConditionHandle,
+        HeatWaitCondition,
+        UpdateWaitConditionHandle,
+        AWSWaitConditionHandle,
+        AWSWaitCondition,
+        ResourceGroup,
+        ResourceChain,
+        AutoScalingGroup,
+        ScalingPolicy,
+    )
 
 
 def installed_entry_points() -> list[importlib.metadata.EntryPoint]:

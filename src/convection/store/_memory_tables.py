@@ -184,6 +184,11 @@ class Tables:
             self._set_timer(timer_id, None)
             undo.append(lambda old=old: self._set_timer(old.id, old))  # type: ignore[misc]
 
+    def drop_timer(self, timer_id: int, undo: Undo) -> None:
+        old = self.timers[timer_id]
+        self._set_timer(timer_id, None)
+        undo.append(lambda: self._set_timer(old.id, old))
+
     def add_event(self, event: EventRecord, undo: Undo) -> None:
         log = self.events.setdefault(event.stack_id, [])
         log.append(event)

@@ -36,6 +36,7 @@ from convection.store.api import (
     DeleteTimers,
     JSONDict,
     ReleaseSuccessors,
+    TakeTimer,
     UpdateNode,
     UpdateResource,
     UpdateStack,
@@ -63,6 +64,7 @@ _DELETE_TIMERS = schema.timers.delete().where(
     schema.timers.c.traversal_id == sa.bindparam("k_t"),
     schema.timers.c.node_key == sa.bindparam("k_k"),
 )
+_TAKE_TIMER = schema.timers.delete().where(schema.timers.c.id == sa.bindparam("k_id"))
 _INSERTS = {name: schema.metadata.tables[name].insert().inline() for name in ("events", "timers")}
 
 
@@ -162,6 +164,17 @@ def _delete_timers(conn: Connection, _g: GroupKey, items: list[Any], _now: datet
     executemany(conn, _DELETE_TIMERS, [{"k_t": tid, "k_k": key} for tid, key in keys])
 
 
+def _take_timers(conn: Connection, _g: GroupKey, items: list[Any], _now: datetime) -> None:
+    """Delete timers by id; one already gone means another engine fired it
+    (PostgreSQL's row lock makes the second delete wait and match nothing;
+    SQLite serialises writers), so the batch rolls back."""
+    ids = sorted({c.timer_id for c in items})
+    matched = executemany(conn, _TAKE_TIMER, [{"k_id": i} for i in ids])
+    if matched != len(ids):
+        _raise_missing(conn, schema.timers, ("id",), "timer", [(i,) for i in ids])
+        raise NotFound("timer", ", ".join(map(str, ids)))
+
+
 def _insert_checked(conn: Connection, table: sa.Table, rows: list[JSONDict], column: str) -> None:
     """Insert ``rows``; a missing parent (foreign key) becomes NotFound.
 
@@ -220,6 +233,7 @@ _RUNNERS: dict[str, _Runner] = {
     ReleaseSuccessors.__name__: _release,
     DeleteResource.__name__: _delete_resources,
     DeleteTimers.__name__: _delete_timers,
+    TakeTimer.__name__: _take_timers,
     AppendEvent.__name__: _append_events,
     AddTimer.__name__: _add_timers,
 }

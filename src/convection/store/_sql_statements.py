@@ -87,6 +87,36 @@ CLAIM = (
     )
     .returning(*n.c)
 )
+# Traversal leases (Store.take_traversal): one conditional UPDATE each, so
+# of two engines racing for one traversal exactly one sees its row updated.
+_t = traversals
+_UNTIL = _t.c.lease_until.type
+TAKE_TRAVERSAL = (
+    _t.update()
+    .where(
+        _t.c.id == _P("b_id"),
+        _t.c.status == "IN_PROGRESS",
+        sa.or_(
+            _t.c.lease_owner.is_(None),
+            _t.c.lease_owner == _P("b_owner"),
+            _t.c.lease_until.is_(None),
+            _t.c.lease_until < _P("b_now", type_=_UNTIL),
+        ),
+    )
+    .values(lease_owner=_P("b_owner"), lease_until=_P("b_until", type_=_UNTIL))
+)
+RENEW_TRAVERSALS = (
+    _t.update()
+    .where(_t.c.id.in_(_P("b_ids", expanding=True)), _t.c.lease_owner == _P("b_owner"))
+    .values(lease_until=_P("b_until", type_=_UNTIL))
+    .returning(_t.c.id)
+)
+RELEASE_TRAVERSALS = (
+    _t.update()
+    .where(_t.c.id.in_(_P("b_ids", expanding=True)), _t.c.lease_owner == _P("b_owner"))
+    .values(lease_until=None)
+)
+
 RECLAIM = (
     n.update()
     .where(n.c.state == "running", n.c.lease_until < _P("now", type_=n.c.lease_until.type))

@@ -55,6 +55,15 @@ class StackRecord:
     outputs: list[JSONDict] = field(default_factory=list)
     parent_id: str | None = None
     parent_resource: str | None = None
+    #: Nested stacks: the top of the tree (None for a top-level stack) and
+    #: how deep this stack sits (0 at the top).
+    root_id: str | None = None
+    nested_depth: int = 0
+    #: Resources this stack's own template defines, and (on a root only)
+    #: those of every stack nested below it: Heat's max_resources_per_stack
+    #: counts the whole tree, and a running total keeps the check O(1).
+    resource_count: int = 0
+    nested_resources: int = 0
     tags: list[str] = field(default_factory=list)
     created_at: datetime | None = None
     updated_at: datetime | None = None
@@ -117,6 +126,11 @@ class TraversalRecord:
     deadline: datetime | None = None
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    #: The engine running the traversal, and until when (renewed while it
+    #: runs): two engines never run one traversal at once (each counts and
+    #: sees only its own commits). See :meth:`Store.take_traversal`.
+    lease_owner: str | None = None
+    lease_until: datetime | None = None
 
 
 NODE_STATES = ("waiting", "ready", "running", "sleeping", "done", "failed", "skipped")
@@ -239,6 +253,20 @@ class DeleteTimers:
 
 
 @dataclass(frozen=True, slots=True)
+class TakeTimer:
+    """Delete one timer row by id, and fail the batch if it is gone.
+
+    Firing a timer is this change plus what the timer causes, in one
+    batch: when two engines read the same due timer, only the batch whose
+    delete removed the row commits; the other raises ``NotFound`` and
+    applies nothing, so a node is never woken twice by one timer."""
+
+    timer_id: int
+    traversal_id: str
+    node_key: str
+
+
+@dataclass(frozen=True, slots=True)
 class UpdateTraversal:
     traversal_id: str
     fields: JSONDict
@@ -258,6 +286,7 @@ Change = (
     | ReleaseSuccessors
     | AddTimer
     | DeleteTimers
+    | TakeTimer
     | UpdateTraversal
     | ConsumeSignal
 )
@@ -322,6 +351,13 @@ class Store(Protocol):
         with ``deleted_at``; purging is what ``stack purge-deleted`` does."""
         ...
 
+    def reserve_resources(self, root_id: str, delta: int, limit: int) -> bool:
+        """Atomically add ``delta`` to the root's ``nested_resources`` if the
+        tree's total (the root's ``resource_count`` plus that) stays within
+        ``limit`` (-1: no limit) or ``delta`` is not positive; False, and
+        nothing changed, otherwise (or for an unknown root)."""
+        ...
+
     def put_template(
         self, template: JSONDict, environment: JSONDict, files: dict[str, str]
     ) -> int: ...
@@ -363,6 +399,28 @@ class Store(Protocol):
         an engine must take up when it starts."""
         ...
 
+    def take_traversal(
+        self, traversal_id: str, owner: str, lease_until: datetime, now: datetime
+    ) -> bool:
+        """Atomically make ``owner`` the engine of an IN_PROGRESS traversal,
+        if no other engine holds it (no owner, a released or lapsed lease,
+        or ``owner`` already). Whether it was taken."""
+        ...
+
+    def renew_traversals(
+        self, traversal_ids: Sequence[str], owner: str, lease_until: datetime
+    ) -> set[str]:
+        """Extend ``owner``'s leases; the ids it still holds. A lapsed lease
+        no other engine took is renewed (nobody else worked on it); one
+        another engine took is not, and its old owner must drop the run."""
+        ...
+
+    def release_traversals(self, traversal_ids: Sequence[str], owner: str) -> None:
+        """End ``owner``'s leases now (a clean stop, a finished traversal):
+        another engine may take them up at once. The owner is kept, so
+        :meth:`renew_traversals` tells whether someone took them since."""
+        ...
+
     def list_nodes(self, traversal_id: str) -> list[NodeRecord]: ...
 
     def get_node(self, traversal_id: str, key: str) -> NodeRecord | None: ...
@@ -394,7 +452,8 @@ class Store(Protocol):
         The result is that of applying the changes in order. Any failing
         change fails the whole batch, and nothing is applied:
         ``convection.errors.NotFound`` when an update, event, timer or signal
-        names a row that does not exist; ``ValueError`` for an unknown field,
+        names a row that does not exist (a ``TakeTimer`` of a timer another
+        engine took included); ``ValueError`` for an unknown field,
         a naive datetime, an unknown node state, or a ``ReleaseSuccessors``
         that would take ``pending`` below zero (a node released twice).
         ``DeleteResource`` and ``DeleteTimers`` of absent rows are no-ops.

@@ -52,6 +52,7 @@ from convection.store.api import (
     StackExists,
     StackRecord,
     StaleTraversal,
+    TakeTimer,
     TemplateRecord,
     TimerRecord,
     TraversalRecord,
@@ -176,6 +177,18 @@ class MemoryStore:
             for template_id in used - still:
                 del t.templates[template_id]
 
+    def reserve_resources(self, root_id: str, delta: int, limit: int) -> bool:
+        with self._lock:
+            root = self._t.stacks.get(root_id)
+            if root is None:
+                return False
+            total = root.resource_count + root.nested_resources + delta
+            if delta > 0 and 0 <= limit < total:
+                return False
+            changed = replace(root, {"nested_resources": max(0, root.nested_resources + delta)})
+            self._t.put_stack(changed, [])
+            return True
+
     def put_template(self, template: JSONDict, environment: JSONDict, files: dict[str, str]) -> int:
         texts = (json_dumps(template), json_dumps(environment), json_dumps(files))
         with self._lock:
@@ -260,6 +273,41 @@ class MemoryStore:
                 if tr.status == "IN_PROGRESS" and self._is_current(tr.id)
             ]
         return sorted(found, key=lambda tr: (tr.started_at, tr.id))
+
+    def take_traversal(
+        self, traversal_id: str, owner: str, lease_until: datetime, now: datetime
+    ) -> bool:
+        until, now = aware(lease_until, "lease_until"), aware(now, "now")
+        with self._lock:
+            tr = self._t.traversals.get(traversal_id)
+            if tr is None or tr.status != "IN_PROGRESS":
+                return False
+            held = tr.lease_owner not in (None, owner)
+            if held and tr.lease_until is not None and tr.lease_until >= now:
+                return False
+            self._t.put_traversal(replace(tr, {"lease_owner": owner, "lease_until": until}), [])
+            return True
+
+    def renew_traversals(
+        self, traversal_ids: Sequence[str], owner: str, lease_until: datetime
+    ) -> set[str]:
+        return self._set_leases(traversal_ids, owner, aware(lease_until, "lease_until"))
+
+    def release_traversals(self, traversal_ids: Sequence[str], owner: str) -> None:
+        self._set_leases(traversal_ids, owner, None)
+
+    def _set_leases(
+        self, traversal_ids: Sequence[str], owner: str, until: datetime | None
+    ) -> set[str]:
+        """Set ``lease_until`` of those of ``traversal_ids`` ``owner`` holds."""
+        held = set()
+        with self._lock:
+            for tid in traversal_ids:
+                tr = self._t.traversals.get(tid)
+                if tr is not None and tr.lease_owner == owner:
+                    self._t.put_traversal(replace(tr, {"lease_until": until}), [])
+                    held.add(tid)
+        return held
 
     def list_nodes(self, traversal_id: str) -> list[NodeRecord]:
         with self._lock:
@@ -437,6 +485,9 @@ class MemoryStore:
                 t.add_timer(timer, undo)
             case DeleteTimers(traversal_id=tid, node_key=key):
                 t.drop_timers(tid, key, undo)
+            case TakeTimer(timer_id=timer_id):
+                _need(t.timers.get(timer_id), "timer", timer_id)
+                t.drop_timer(timer_id, undo)
             case _:
                 raise TypeError(f"not a journal change: {change!r}")
 

@@ -114,6 +114,12 @@ stacks = sa.Table(
     _json("outputs"),
     sa.Column("parent_id", sa.String(), _cascade("stacks.id")),
     _text("parent_resource", nullable=True),
+    # Nested stacks (revision 0002): the tree's root, the depth, and the
+    # running resource count of the tree kept on the root.
+    _text("root_id", nullable=True),
+    sa.Column("nested_depth", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("resource_count", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("nested_resources", sa.Integer, nullable=False, server_default="0"),
     _json("tags"),
     _when("created_at", nullable=False),
     _when("updated_at"),
@@ -172,6 +178,9 @@ traversals = sa.Table(
     _when("deadline"),
     _when("started_at", nullable=False),
     _when("finished_at"),
+    # The engine running it (take_traversal); revision 0003.
+    _text("lease_owner", nullable=True),
+    _when("lease_until"),
     sa.PrimaryKeyConstraint("id"),
 )
 sa.Index(None, traversals.c.stack_id)

@@ -21,7 +21,13 @@ from convection.errors import NotFound
 from convection.store import _sql_queries as queries
 from convection.store import _sql_rows as rows
 from convection.store import _sql_statements as q
-from convection.store._fields import check_changes, check_stack_query, check_traversal, utcnow
+from convection.store._fields import (
+    aware,
+    check_changes,
+    check_stack_query,
+    check_traversal,
+    utcnow,
+)
 from convection.store._sql_apply import apply_batch
 from convection.store._sql_db import Database
 from convection.store._sql_read import fetch_records
@@ -60,6 +66,11 @@ def open_store(url: str | None = None) -> Store:
     if url.startswith("memory:"):
         return MemoryStore()
     return SQLStore(url)
+
+
+def _chunks(ids: Sequence[str], size: int = 500) -> list[list[str]]:
+    """``IN`` lists of a bounded size (SQLite caps bound parameters)."""
+    return [list(ids[i : i + size]) for i in range(0, len(ids), size)]
 
 
 def _violation(exc: sa.exc.IntegrityError) -> str:
@@ -160,6 +171,16 @@ class SQLStore:
     def purge_stack(self, stack_id: str) -> None:
         self._db.write(lambda conn: queries.purge(conn, stack_id))
 
+    def reserve_resources(self, root_id: str, delta: int, limit: int) -> bool:
+        # One conditional UPDATE: concurrent children of one root cannot both
+        # pass a check that only one of them fits.
+        new_total = stacks.c.nested_resources + delta
+        stmt = stacks.update().where(stacks.c.id == root_id)
+        if delta > 0 and limit >= 0:
+            stmt = stmt.where(stacks.c.resource_count + new_total <= limit)
+        stmt = stmt.values(nested_resources=sa.case((new_total < 0, 0), else_=new_total))
+        return bool(self._db.write(lambda conn: conn.execute(stmt).rowcount) == 1)
+
     def put_template(self, template: JSONDict, environment: JSONDict, files: dict[str, str]) -> int:
         values = {
             "template": template,
@@ -224,6 +245,40 @@ class SQLStore:
 
     def active_traversals(self) -> list[TraversalRecord]:
         return self._db.read(queries.active_traversals)
+
+    def take_traversal(
+        self, traversal_id: str, owner: str, lease_until: datetime, now: datetime
+    ) -> bool:
+        params = {
+            "b_id": traversal_id,
+            "b_owner": owner,
+            "b_until": aware(lease_until, "lease_until"),
+            "b_now": aware(now, "now"),
+        }
+        taken = self._db.write(lambda conn: conn.execute(q.TAKE_TRAVERSAL, params).rowcount)
+        return bool(taken == 1)
+
+    def renew_traversals(
+        self, traversal_ids: Sequence[str], owner: str, lease_until: datetime
+    ) -> set[str]:
+        until = aware(lease_until, "lease_until")
+
+        def run(conn: Connection) -> set[str]:
+            held: set[str] = set()
+            for chunk in _chunks(traversal_ids):
+                params = {"b_ids": chunk, "b_owner": owner, "b_until": until}
+                held.update(conn.execute(q.RENEW_TRAVERSALS, params).scalars())
+            return held
+
+        return self._db.write(run) if traversal_ids else set()
+
+    def release_traversals(self, traversal_ids: Sequence[str], owner: str) -> None:
+        def run(conn: Connection) -> None:
+            for chunk in _chunks(traversal_ids):
+                conn.execute(q.RELEASE_TRAVERSALS, {"b_ids": chunk, "b_owner": owner})
+
+        if traversal_ids:
+            self._db.write(run)
 
     def list_nodes(self, traversal_id: str) -> list[NodeRecord]:
         params = {"traversal_id": traversal_id}

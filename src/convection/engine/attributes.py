@@ -1,0 +1,63 @@
+"""Which attributes of each resource a stack reads, so the engine stores them.
+
+A plugin's ``attributes_schema`` lists the attributes a type always has,
+but a template resource's attributes are its nested outputs and a group's
+include ``resource.0.name``: names no class declares. When an action
+completes, the engine stores the schema's attributes plus every name the
+definition reads with ``get_attr`` on that resource (in any resource's
+properties or metadata, or in an output). One pass over the definition,
+done once per traversal: O(references), never per resource.
+
+A name computed at run time (``get_attr: [group, {get_param: which}]``)
+cannot be known here; such templates read what was stored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from convection.definition import StackDefinition
+from convection.hot.functions.base import Function
+
+GET_ATTR = frozenset({"get_attr", "Fn::GetAtt"})
+
+
+def referenced_attributes(definition: StackDefinition) -> dict[str, frozenset[str]]:
+    """resource name -> the attribute names the definition reads of it."""
+    found: dict[str, set[str]] = {}
+    trees: list[Any] = [o.value for o in definition.outputs.values()]
+    for rdef in definition.resources.values():
+        trees.append(rdef.properties)
+        trees.append(rdef.metadata)
+    for tree in trees:
+        for resource, attribute in _reads(tree):
+            found.setdefault(resource, set()).add(attribute)
+    return {name: frozenset(names) for name, names in found.items()}
+
+
+def _reads(tree: Any) -> Iterator[tuple[str, str]]:
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Function):
+            pair = _get_attr(node)
+            if pair is not None:
+                yield pair
+            stack.append(node.args)
+        elif isinstance(node, dict):
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+
+
+def _get_attr(fn: Function) -> tuple[str, str] | None:
+    if fn.name not in GET_ATTR:
+        return None
+    args = fn.args
+    if not isinstance(args, list) or len(args) < 2:
+        return None
+    resource, attribute = args[0], args[1]
+    if isinstance(resource, str) and isinstance(attribute, str):
+        return resource, attribute
+    return None

@@ -1,0 +1,150 @@
+"""The base of every resource whose real thing is a child stack.
+
+Heat's ``StackResource``: template resources, ``OS::Heat::Stack`` and the
+groups create, update and delete a nested stack and answer attributes from
+its outputs. A subclass says only *what* the child is (:meth:`child`); this
+base does the rest through ``ctx.nested`` (see ``resources._nested``):
+
+* ``create`` asks for the child (idempotent for the resource version) and
+  records its id as the physical id before waiting on anything;
+* ``update`` converges the same child in place (Heat updates nested stacks
+  rather than replacing them);
+* ``delete`` deletes the child; a child already gone is success;
+* each ``check_*_complete`` reads the child's state: in progress is
+  :class:`Wait` (the engine also wakes the node when the child finishes),
+  failed raises :class:`ResourceFailure` with the child's reason, which
+  already names the failing resource's path.
+
+Subclasses override :meth:`child` and, when they have more to say,
+:meth:`attribute` or :meth:`reference_id`. Keep this class small: groups
+build on it.
+"""
+
+from __future__ import annotations
+
+import abc
+import re
+from typing import Any, ClassVar
+
+from convection.resources._context import ResourceContext
+from convection.resources._nested import ChildStack, ChildState
+from convection.resources._plugin import Poll, Properties, ResourceFailure, ResourcePlugin, Token
+from convection.resources._plugin import Wait as Wait
+from convection.types import JSON
+
+#: Heat's attribute of every nested-stack resource: the child's id.
+STACK_ID_ATTRIBUTE = "OS::stack_id"
+
+#: A child stack's failure reason: "Resource CREATE failed: Error: resources.x: why".
+_CHILD_REASON = re.compile(
+    r"^Resource \w+ failed: (?P<error>[\w.]+): (?P<path>resources\.\S+?): (?P<message>.*)$",
+    re.DOTALL,
+)
+
+
+def nested_failure(state: ChildState) -> ResourceFailure:
+    """The child's failure as the owner's, with the path below the owner
+    kept (Heat: ``Error: resources.web.resources.server: ...``)."""
+    reason = state.reason or f"{state.action} failed"
+    found = _CHILD_REASON.match(reason)
+    if found is None:
+        return ResourceFailure(reason)
+    return ResourceFailure(found["message"], error=found["error"], path=found["path"])
+
+
+class StackResourcePlugin(ResourcePlugin):
+    """A resource that owns one child stack."""
+
+    #: Poll interval while the child runs. The child's end wakes the node
+    #: at once, so this is only the fallback (another engine, a lost wake).
+    poll_seconds: ClassVar[float] = 5.0
+    #: Heat's StackResource: once the child exists, a failed or interrupted
+    #: owner is updated in place (the child's members decide), never
+    #: replaced (added for groups, brief C).
+    replace_failed: ClassVar[bool] = False
+
+    @abc.abstractmethod
+    async def child(self, ctx: ResourceContext, props: Properties) -> ChildStack:
+        """What the child stack is for these properties (template, files,
+        environment, parameters, timeout). Called on create and update."""
+
+    # -- actions ---------------------------------------------------------------
+
+    async def create(self, ctx: ResourceContext, props: Properties) -> Token:
+        child = await self.child(ctx, props)
+        stack_id = await ctx.nested.create(child)
+        if ctx.physical_id != stack_id:
+            await ctx.set_physical_id(stack_id)
+        return stack_id
+
+    async def check_create_complete(
+        self, ctx: ResourceContext, props: Properties, token: Token
+    ) -> Poll:
+        return await self._settled(ctx, "CREATE")
+
+    async def update(self, ctx: ResourceContext, props: Properties) -> Token:
+        if ctx.physical_id is None:  # the create never got as far as a child
+            return await self.create(ctx, props)
+        child = await self.child(ctx, props)
+        await ctx.nested.update(ctx.physical_id, child)
+        return ctx.physical_id
+
+    async def check_update_complete(
+        self, ctx: ResourceContext, props: Properties, token: Token
+    ) -> Poll:
+        return await self._settled(ctx, "UPDATE", "CREATE")
+
+    async def delete(self, ctx: ResourceContext, props: Properties) -> Token:
+        if ctx.physical_id is not None:
+            await ctx.nested.delete(ctx.physical_id)
+        return ctx.physical_id
+
+    async def check_delete_complete(
+        self, ctx: ResourceContext, props: Properties, token: Token
+    ) -> Poll:
+        if ctx.physical_id is None:
+            return True
+        state = await ctx.nested.state(ctx.physical_id)
+        if state is None or (state.action, state.status) == ("DELETE", "COMPLETE"):
+            return True
+        return self._judge(state, "DELETE")
+
+    # -- what others read ------------------------------------------------------
+
+    async def reference_id(self, ctx: ResourceContext, props: Properties) -> JSON:
+        """Heat: the child stack's id (a template resource may override it
+        with an output named ``OS::stack_id``)."""
+        return ctx.physical_id if ctx.physical_id is not None else ctx.resource_name
+
+    async def attribute(self, ctx: ResourceContext, props: Properties, name: str) -> JSON:
+        """An output of the child by name; ``OS::stack_id`` is the child's id."""
+        if name == STACK_ID_ATTRIBUTE:
+            return ctx.physical_id
+        outputs = await self.outputs(ctx)
+        return outputs.get(name)
+
+    async def outputs(self, ctx: ResourceContext) -> dict[str, Any]:
+        """The child's stored outputs ({} before there is a child)."""
+        if ctx.physical_id is None:
+            return {}
+        return dict(await ctx.nested.outputs(ctx.physical_id))
+
+    # -- helpers -----------------------------------------------------------------
+
+    async def _settled(self, ctx: ResourceContext, *actions: str) -> Poll:
+        if ctx.physical_id is None:
+            raise ResourceFailure("the nested stack was never created")
+        state = await ctx.nested.state(ctx.physical_id)
+        if state is None:
+            raise ResourceFailure(f"the nested stack {ctx.physical_id} is gone")
+        return self._judge(state, *actions)
+
+    def _judge(self, state: ChildState, *actions: str) -> Poll:
+        """Done, not yet, or the child's failure as this resource's."""
+        if state.in_progress:
+            return Wait(self.poll_seconds)
+        if state.failed:
+            raise nested_failure(state)
+        if state.action not in actions:
+            return Wait(self.poll_seconds)  # the action asked for has not begun yet
+        return True

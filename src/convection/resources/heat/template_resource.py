@@ -1,0 +1,99 @@
+"""Template resources: a resource whose type is a template file.
+
+``type: web.yaml``, or a registry mapping such as ``OS::Nova::Server:
+server.yaml``, makes a nested stack from that template (Heat's
+``TemplateResource``): the resource's properties are the nested template's
+parameters, its attributes are the nested outputs, and an output named
+``OS::stack_id`` becomes its reference id.
+
+Why not a registered type: the type name is a file of the stack, not a
+class. The engine makes one instance per file name when a stack uses it,
+carrying the file's text, and validation uses the nested template's own
+interface (``template_types``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, ClassVar
+
+from convection.diagnostics import Diagnostic
+from convection.resources._context import ResourceContext
+from convection.resources._nested import ChildStack
+from convection.resources._plugin import Properties, ResourceFailure
+from convection.resources._update import UpdateAction, UpdateDecision, changed_properties
+from convection.resources.heat.stack_resource import STACK_ID_ATTRIBUTE, StackResourcePlugin
+from convection.types import JSON, Path
+
+#: A property the engine keeps with the others: the template's digest, so a
+#: changed template file updates the nested stack even when no property
+#: changed (Heat updates it then too). Never passed to the child.
+DIGEST_PROPERTY = "__template_digest__"
+
+
+class TemplateResource(StackResourcePlugin):
+    type_name = "OS::Heat::TemplateResource"
+    #: The nested template's parameters are checked when the child compiles.
+    accepts_anything = True
+    #: Set per template file by :func:`template_type`.
+    template_name: ClassVar[str] = ""
+    text: ClassVar[str | None] = None
+    digest: ClassVar[str] = ""
+
+    @classmethod
+    def validate(
+        cls,
+        properties: Any,
+        path: Path,
+        *,
+        strict: bool = True,
+        stack_timeout: float | None = None,
+    ) -> tuple[dict[str, Any], list[Diagnostic]]:
+        values = dict(properties) if isinstance(properties, dict) else {}
+        values[DIGEST_PROPERTY] = cls.digest
+        return values, []
+
+    @classmethod
+    def decide_update(cls, old: Properties, new: Properties) -> UpdateDecision:
+        """Heat updates the nested stack in place for any property change."""
+        changed = changed_properties(old, new)
+        if not changed:
+            return UpdateDecision(UpdateAction.NONE, "unchanged")
+        return UpdateDecision(UpdateAction.UPDATE, "properties changed: " + ", ".join(changed))
+
+    async def child(self, ctx: ResourceContext, props: Properties) -> ChildStack:
+        if self.text is None:
+            raise ResourceFailure(
+                f'Could not fetch remote template "{self.template_name}": '
+                "it is not in the stack's files"
+            )
+        params = {k: v for k, v in props.items() if v is not None and k != DIGEST_PROPERTY}
+        return ChildStack(template=self.text, parameters=params)
+
+    async def reference_id(self, ctx: ResourceContext, props: Properties) -> JSON:
+        if ctx.physical_id is not None:
+            outputs = await self.outputs(ctx)
+            if outputs.get(STACK_ID_ATTRIBUTE) is not None:
+                return outputs[STACK_ID_ATTRIBUTE]
+        return await super().reference_id(ctx, props)
+
+    async def attribute(self, ctx: ResourceContext, props: Properties, name: str) -> JSON:
+        outputs = await self.outputs(ctx)
+        if name in outputs:
+            return outputs[name]
+        return await super().attribute(ctx, props, name)
+
+
+_TYPES: dict[tuple[str, str], type[TemplateResource]] = {}
+
+
+def template_type(name: str, text: str | None) -> type[TemplateResource]:
+    """The plugin class for template file ``name`` with this content (one
+    class per content, so its digest is known to the class methods that
+    decide updates)."""
+    digest = "" if text is None else hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    found = _TYPES.get((name, digest))
+    if found is None:
+        attrs = {"template_name": name, "text": text, "digest": digest}
+        found = _TYPES[(name, digest)] = type("TemplateResource", (TemplateResource,), attrs)
+    return found
