@@ -12,6 +12,13 @@
 # (it then only says what is missing; the tests will report it too).
 set -euo pipefail
 
+# Local nodes can run their processes as another OS user (PostgreSQL refuses
+# to run as root); the tests use this unprivileged one.
+if [[ $(id -u) -eq 0 ]] && ! getent passwd convection-test >/dev/null; then
+    useradd --system --no-create-home --shell /usr/sbin/nologin convection-test
+    echo "ensure-test-deps: created user convection-test"
+fi
+
 need=()
 [[ -x /usr/sbin/sshd ]] || need+=(openssh-server)
 command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)

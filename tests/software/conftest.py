@@ -17,17 +17,26 @@ import shutil
 import socket
 import subprocess
 import time
-from collections.abc import Coroutine, Iterator
+import uuid
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
 
-from convection.software import SSHHost
+from convection.software import (
+    DeployContext,
+    DerivedConfig,
+    SourceConfig,
+    SSHHost,
+    build_derived_config,
+)
 from convection.software.transports._ssh_pool import known_hosts_entry_name
 
 T = TypeVar("T")
+#: The ``make_host`` fixture: ``make_host(index, **overrides) -> SSHHost``.
+MakeHost = Callable[..., SSHHost]
 
 SSHD = "/usr/sbin/sshd"
 SFTP_SERVERS = (
@@ -40,6 +49,16 @@ SFTP_SERVERS = (
 def run(coro: Coroutine[Any, Any, T]) -> T:
     """Run one test's coroutine on a fresh event loop."""
     return asyncio.run(coro)
+
+
+def derived(script: str, *, outputs: tuple[str, ...] = (), **values: Any) -> DerivedConfig:
+    """A script config for server-1's CREATE; ``values`` are its inputs
+    (undeclared: each still reaches the script as an environment variable)."""
+    source = SourceConfig.from_json(
+        {"group": "script", "config": script, "outputs": [{"name": n} for n in outputs]}
+    )
+    context = DeployContext("server-1", "CREATE", "stack/1", "deployment")
+    return build_derived_config(source, context, config_id=uuid.uuid4().hex, input_values=values)
 
 
 @dataclass

@@ -8,46 +8,27 @@ import os
 import signal
 import subprocess
 import time
-import uuid
-from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
 from convection.software import (
     AuthenticationFailed,
     ConnectionLost,
-    DeployContext,
     DeploymentInterrupted,
-    DerivedConfig,
     HostKeyMismatch,
     HostKeyUnknown,
     HostUnreachable,
     PrivateKeyError,
     SandboxError,
-    SourceConfig,
     SSHHost,
     SSHPool,
     SSHTransport,
-    build_derived_config,
     deploy,
 )
 
-T = TypeVar("T")
-MakeHost = Callable[..., SSHHost]
-
-
-def run(coro: Coroutine[Any, Any, T]) -> T:
-    return asyncio.run(coro)
-
-
-def derived(script: str, *, outputs: tuple[str, ...] = (), **values: Any) -> DerivedConfig:
-    source = SourceConfig.from_json(
-        {"group": "script", "config": script, "outputs": [{"name": n} for n in outputs]}
-    )
-    context = DeployContext("server-1", "CREATE", "stack/1", "deployment")
-    return build_derived_config(source, context, config_id=uuid.uuid4().hex, input_values=values)
+from .conftest import MakeHost, derived, run
 
 
 def _alive(pid: int) -> bool:
@@ -320,5 +301,6 @@ def test_sudo_runs_every_command_through_sudo(make_host: MakeHost, tmp_path: Pat
 
     outcome, timed = run(scenario())
     assert outcome.ok, outcome.status_reason
-    assert "setsid -w sh" in outcome.output_values["how"]  # $SUDO_COMMAND: sudo ran it
+    # $SUDO_COMMAND: sudo ran the run's script (batch, then setsid -w sh LAUNCHER)
+    assert str(outcome.output_values["how"]).strip().endswith("sh -s")
     assert timed.timed_out

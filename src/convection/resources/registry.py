@@ -238,6 +238,8 @@ def builtin_plugins() -> tuple[type[ResourcePlugin], ...]:
         HeatWaitConditionHandle,
         UpdateWaitConditionHandle,
     )
+    from convection.resources.nodes import LocalNodeResource, SSHHostResource
+    from convection.resources.software import plugins as software_plugins
     from convection.resources.testing import LedgerResource
 
     return (
@@ -253,10 +255,13 @@ def builtin_plugins() -> tuple[type[ResourcePlugin], ...]:
         UpdateWaitConditionHandle,
         AWSWaitConditionHandle,
         AWSWaitCondition,
+        LocalNodeResource,
+        SSHHostResource,
         ResourceGroup,
         ResourceChain,
         AutoScalingGroup,
         ScalingPolicy,
+        *software_plugins(),
     )
 
 

@@ -15,6 +15,12 @@ marker only        the run was interrupted (engine crash, lost SSH
 neither            a new run: marker, hook, notify, verdict
 =================  ==================================================
 
+Reading both and writing the marker when there is neither is one round
+trip (:meth:`Transport.apply` with ``only_if_absent``), so the marker is on
+the node before the hook is called. Over SSH a new run with outputs takes
+four channels: that one, the script hook's run (its directories, old
+outputs and script go with it), the outputs, the notify record.
+
 The marker key is the derived config id, which the deployment makes from
 its id and the engine's operation id (:func:`derived_config_id`): the same
 for a job re-run after a crash, new for the next action.
@@ -29,6 +35,7 @@ builds room; a config that needs longer says so.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import posixpath
@@ -51,7 +58,7 @@ from convection.software.outcome import (
     DeployResult,
     outcome_of,
 )
-from convection.software.transports.base import Transport
+from convection.software.transports.base import FileBatch, FileWrite, Transport
 
 DEFAULT_TIMEOUT: Final = 1800.0
 DEPLOYED_DIR: Final = "deployed"
@@ -64,6 +71,14 @@ class ServiceHost(Protocol):
     """A node that supervises services configs ask for (a local node)."""
 
     async def start_requested_services(self) -> list[str]: ...
+
+
+@functools.cache
+def _default_hooks() -> HookRegistry:
+    """The default registry, built once per process (as the deployment
+    resources do): scanning every installed distribution for entry points
+    costs tens of milliseconds, more than a deployment's own work."""
+    return default_registry()
 
 
 def run_timeout(config: DerivedConfig, default: float) -> float:
@@ -102,13 +117,25 @@ async def deploy(
     if config is None:
         reason = f"no component config for action {derived.action}; nothing to run"
         return DeployOutcome(COMPLETE, reason, {k: None for k in STANDARD_OUTPUTS}, skipped=True)
-    hook = (hooks or default_registry()).get(config.group)
+    hook = (hooks or _default_hooks()).get(config.group)
     timeout = run_timeout(config, default_timeout)
     hidden = (*secrets, *config.secret_values())
     workdir = await transport.workdir()
-    await transport.make_dirs(posixpath.join(workdir, DEPLOYED_DIR))
     marker, notify = marker_paths(workdir, config_id)
-    recorded = await transport.get_file(notify)
+    started: dict[str, Any] = {"config": config.to_json(), "digest": config.digest}
+    started.update(attempt=1, started_at=time.time())
+    # One round trip: read the record and the marker, and write the marker
+    # only when there is neither (a new run). The marker is on the node
+    # before the hook is even called.
+    found = await transport.apply(
+        FileBatch(
+            make_dirs=(posixpath.join(workdir, DEPLOYED_DIR),),
+            read=(notify, marker),
+            write=(FileWrite(marker, json.dumps(started).encode()),),
+            only_if_absent=True,
+        )
+    )
+    recorded = found[notify]
     if recorded is not None:
         log.info(
             "deployment %s on %s already ran; using its record", config_id, transport.node_name
@@ -116,10 +143,10 @@ async def deploy(
         return outcome_of(
             _result_from_record(recorded), config.outputs, secrets=hidden, replayed=True
         )
-    attempt = await _attempt(transport, config, marker)
-    started = {"config": config.to_json(), "digest": config.digest, "attempt": attempt}
-    started["started_at"] = time.time()
-    await transport.put_file(marker, json.dumps(started).encode(), mode=0o600)
+    previous = found[marker]
+    if previous is not None:
+        started["attempt"] = _next_attempt(transport, config, marker, previous)
+        await transport.put_file(marker, json.dumps(started).encode(), mode=0o600)
     log.info("deployment %s on %s: running hook %s", config_id, transport.node_name, config.group)
     result = await hook.run(config, transport, timeout=timeout)
     await transport.put_file(notify, json.dumps(_record(result)).encode(), mode=0o600)
@@ -130,11 +157,8 @@ async def deploy(
     return outcome
 
 
-async def _attempt(transport: Transport, config: DerivedConfig, marker: str) -> int:
-    """1 for a new run; the next attempt number for a rerun_safe re-run."""
-    previous = await transport.get_file(marker)
-    if previous is None:
-        return 1
+def _next_attempt(transport: Transport, config: DerivedConfig, marker: str, previous: bytes) -> int:
+    """The attempt number of a rerun_safe re-run of an interrupted run."""
     if not config.rerun_safe:
         raise DeploymentInterrupted(config.id, transport.node_name, marker)
     log.info(

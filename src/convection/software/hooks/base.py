@@ -26,7 +26,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 from convection.software.derived import DerivedConfig
 from convection.software.errors import HookNotFound, InvalidConfig
 from convection.software.outcome import DeployResult
-from convection.software.transports.base import Transport
+from convection.software.transports.base import FileBatch, Transport
 
 ENTRY_POINT_GROUP: Final = "convection.hooks"
 _SAFE_ID: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$")
@@ -61,23 +61,33 @@ def config_text(config: DerivedConfig) -> str:
     return config.config if isinstance(config.config, str) else json.dumps(config.config)
 
 
+def output_files(outputs_path: str, config: DerivedConfig) -> dict[str, str]:
+    """Each declared output's file: ``OUTPUTS_PATH.NAME``."""
+    return {output.name: f"{outputs_path}.{output.name}" for output in config.outputs}
+
+
 async def read_outputs(
     transport: Transport, outputs_path: str, config: DerivedConfig
 ) -> dict[str, str]:
     """heat-agents' output collection: the text of ``OUTPUTS_PATH.NAME`` for
-    each declared output whose file exists (read as is, newline included)."""
-    found: dict[str, str] = {}
-    for output in config.outputs:
-        data = await transport.get_file(f"{outputs_path}.{output.name}")
-        if data is not None:
-            found[output.name] = data.decode("utf-8", "replace")
-    return found
+    each declared output whose file exists (read as is, newline included).
+    All of them in one round trip, none when no output is declared."""
+    files = output_files(outputs_path, config)
+    if not files:
+        return {}
+    found = await transport.apply(FileBatch(read=tuple(files.values())))
+    return {
+        name: data.decode("utf-8", "replace")
+        for name, path in files.items()
+        if (data := found[path]) is not None
+    }
 
 
 async def clear_outputs(transport: Transport, outputs_path: str, config: DerivedConfig) -> None:
     """Remove output files an earlier, interrupted attempt may have left."""
-    for output in config.outputs:
-        await transport.remove_tree(f"{outputs_path}.{output.name}")
+    files = tuple(output_files(outputs_path, config).values())
+    if files:
+        await transport.apply(FileBatch(remove=files))
 
 
 HookFactory = Callable[[], Hook]

@@ -29,13 +29,13 @@ from typing import Any
 
 from convection.software.derived import DerivedConfig, agent_input_values
 from convection.software.hooks.base import (
-    clear_outputs,
     config_text,
+    output_files,
     read_outputs,
     safe_id,
 )
 from convection.software.outcome import DeployResult
-from convection.software.transports.base import OUTPUT_LIMIT, Transport
+from convection.software.transports.base import OUTPUT_LIMIT, FileBatch, FileWrite, Transport
 
 WORKING_DIR = "heat-config-script"
 OUTPUTS_DIR = "outputs/heat-config-script"
@@ -67,16 +67,24 @@ class ScriptHook:
         work = await transport.workdir()
         script_dir = posixpath.join(work, WORKING_DIR)
         outputs_dir = posixpath.join(work, OUTPUTS_DIR)
-        await transport.make_dirs(script_dir)
-        await transport.make_dirs(outputs_dir)
         script = posixpath.join(script_dir, config_id)
         outputs_path = posixpath.join(outputs_dir, config_id)
-        await clear_outputs(transport, outputs_path, config)
-        await transport.put_file(script, config_text(config).encode(), mode=0o700)
+        # The dirs, the removal of an interrupted attempt's outputs and the
+        # script go with the run: one round trip on a remote node.
+        prepare = FileBatch(
+            make_dirs=(script_dir, outputs_dir),
+            remove=tuple(output_files(outputs_path, config).values()),
+            write=(FileWrite(script, config_text(config).encode(), 0o700),),
+        )
         env = input_env(agent_input_values(config))
         env["heat_outputs_path"] = outputs_path
         result = await transport.run(
-            [script], env=env, cwd=script_dir, timeout=timeout, output_limit=self._output_limit
+            [script],
+            env=env,
+            cwd=script_dir,
+            timeout=timeout,
+            output_limit=self._output_limit,
+            prepare=prepare,
         )
         return DeployResult(
             outputs=await read_outputs(transport, outputs_path, config),

@@ -59,6 +59,40 @@ class AnsibleTarget:
     private_key: str | None = field(default=None, repr=False)
 
 
+@dataclass(frozen=True, slots=True)
+class FileWrite:
+    """One file to write (replacing it) with ``mode``; the data never shows in repr."""
+
+    path: str
+    data: bytes = field(repr=False)
+    mode: int = 0o600
+
+
+@dataclass(frozen=True, slots=True)
+class FileBatch:
+    """Small file operations done in one round trip to the node.
+
+    Why: over SSH every operation is a channel, and a channel costs the host
+    more than the operation itself; a deployment's housekeeping (its marker,
+    the script, old outputs, the outputs it reads back) is a handful of tiny
+    steps. They run in this order, stopping at the first failure:
+    ``make_dirs`` (mode 0700), ``read`` (a missing file reads as ``None``),
+    then ``remove`` and ``write``. With ``only_if_absent``, the removes and
+    writes happen only when none of the ``read`` files exists: a create that
+    sees what was there, as a deployment's once-only marker needs.
+    """
+
+    make_dirs: tuple[str, ...] = ()
+    read: tuple[str, ...] = ()
+    remove: tuple[str, ...] = ()
+    write: tuple[FileWrite, ...] = ()
+    only_if_absent: bool = False
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        return (*self.make_dirs, *self.read, *self.remove, *(w.path for w in self.write))
+
+
 class TailBuffer:
     """Keeps the last ``limit`` bytes written to it, and counts what it dropped."""
 
@@ -102,10 +136,20 @@ class Transport(Protocol):
         cwd: str | None = None,
         timeout: float | None = None,
         output_limit: int = OUTPUT_LIMIT,
+        prepare: FileBatch | None = None,
     ) -> RunResult:
         """Run ``argv`` with ``env`` added to the node's environment. On
         timeout the command's whole process group is killed and the result
-        says ``timed_out``; a lost connection raises."""
+        says ``timed_out``; a lost connection raises.
+
+        ``prepare`` (no reads) is applied first, in the same round trip
+        where the node allows; when it fails, the command does not run and
+        the error is raised."""
+        ...
+
+    async def apply(self, batch: FileBatch) -> dict[str, bytes | None]:
+        """Do ``batch`` in one round trip; returns each ``read`` path's data
+        (``None`` when there is no such file)."""
         ...
 
     async def put_file(self, path: str, data: bytes, *, mode: int = 0o600) -> None:

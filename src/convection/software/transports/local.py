@@ -54,6 +54,7 @@ from convection.software.transports.base import (
     KILL_GRACE,
     OUTPUT_LIMIT,
     AnsibleTarget,
+    FileBatch,
     RunResult,
     check_env,
 )
@@ -142,9 +143,14 @@ class LocalNode:
         cwd: str | None = None,
         timeout: float | None = None,
         output_limit: int = OUTPUT_LIMIT,
+        prepare: FileBatch | None = None,
     ) -> RunResult:
         if not self._prepared:
             await self.prepare()
+        if prepare is not None:
+            if prepare.read:
+                raise ValueError("a run's prepare batch cannot read files")
+            await self.apply(prepare)
         full = self.base_env()
         full.update(env or {})
         check_env(full)
@@ -159,6 +165,19 @@ class LocalNode:
             kill_grace=self._kill_grace,
             run_as=self._run_as,
         )
+
+    async def apply(self, batch: FileBatch) -> dict[str, bytes | None]:
+        """Local files cost no round trip: the batch is the single operations in order."""
+        for directory in batch.make_dirs:
+            await self.make_dirs(directory)
+        found = {path: await self.get_file(path) for path in batch.read}
+        if batch.only_if_absent and any(data is not None for data in found.values()):
+            return found
+        for path in batch.remove:
+            await self.remove_tree(path)
+        for write in batch.write:
+            await self.put_file(write.path, write.data, mode=write.mode)
+        return found
 
     async def put_file(self, path: str, data: bytes, *, mode: int = 0o600) -> None:
         target = self._inside(path)

@@ -3,13 +3,15 @@
 Every command runs on the pooled connection (:mod:`._ssh_pool`) inside the
 host's concurrency limit. What :meth:`SSHTransport.run` does on the host:
 
-1. it uploads a one-shot launcher script to ``WORKDIR/run/ID.sh`` (mode 0600,
-   through ``cat`` on stdin, so no value ever appears on a command line or
-   in ``ps``). The launcher records its process group id in
-   ``WORKDIR/run/ID.pid``, deletes itself, changes directory and runs
-   ``env NAME=VALUE... ARGV``;
-2. it runs ``setsid -w sh ID.sh`` (through ``sudo -n`` when asked), so the
-   command and all it starts form one new process group;
+1. it writes a one-shot launcher script to ``WORKDIR/run/ID.sh`` (mode 0600,
+   inside a script sent on stdin, so no value ever appears on a command line
+   or in ``ps``), after the run's ``prepare`` batch. The launcher records its
+   process group id in ``WORKDIR/run/ID.pid``, deletes itself, changes
+   directory and runs ``env NAME=VALUE... ARGV``;
+2. the same script then runs ``setsid -w sh ID.sh`` (all of it through
+   ``sudo -n`` when asked), so the command and all it starts form one new
+   process group. Steps 1 and 2 share one channel; a command given ``stdin``
+   takes a second one, since the script itself arrives on stdin;
 3. on timeout it signals that group over a second channel (SIGTERM, a
    grace period, SIGKILL), exactly as a local node does;
 4. a connection that drops mid-run raises :class:`ConnectionLost`: the
@@ -17,7 +19,12 @@ host's concurrency limit. What :meth:`SSHTransport.run` does on the host:
 
 The environment is the login environment plus the command's ``env`` (sshd
 accepts almost no variables from clients, hence the launcher). The host
-needs a POSIX ``sh`` as login shell and ``setsid`` (util-linux): Linux.
+needs a POSIX ``sh`` as login shell, ``setsid`` (util-linux) and the
+coreutils (``base64``, ``head``, ``wc``, ``mv``): Linux.
+
+File operations go one at a time (``put_file`` ...) or several to a channel
+(:meth:`SSHTransport.apply`, :mod:`._batch_script`): a channel costs the host
+more than the small file work a deployment does on it.
 
 Deleting the node (:meth:`SSHTransport.remove_footprint`) removes the
 working directory and nothing else.
@@ -36,12 +43,19 @@ from typing import Any, Final
 import asyncssh
 
 from convection.software.errors import ConnectionLost, NodeError, SandboxError
+from convection.software.transports._batch_script import (
+    batch_failure,
+    batch_script,
+    parse_reads,
+)
 from convection.software.transports._ssh_pool import SSHHost, SSHPool
 from convection.software.transports.base import (
     FILE_LIMIT,
     KILL_GRACE,
     OUTPUT_LIMIT,
     AnsibleTarget,
+    FileBatch,
+    FileWrite,
     RunResult,
     TailBuffer,
     check_env,
@@ -102,27 +116,66 @@ class SSHTransport:
         cwd: str | None = None,
         timeout: float | None = None,
         output_limit: int = OUTPUT_LIMIT,
+        prepare: FileBatch | None = None,
     ) -> RunResult:
         if not argv or "=" in argv[0] or argv[0].startswith("-"):
             raise ValueError("argv[0] must be a command name without '=' or a leading '-'")
         check_env(env or {})
+        prepare = prepare or FileBatch()
+        if prepare.read:
+            raise ValueError("a run's prepare batch cannot read files")
+        await self._check_batch(prepare)
         rundir = posixpath.join(await self.workdir(), "run")
         run_id = uuid.uuid4().hex
         script = posixpath.join(rundir, f"{run_id}.sh")
         pidfile = posixpath.join(rundir, f"{run_id}.pid")
-        await self._checked(
-            ["sh", "-c", 'umask 077 && mkdir -p "$1" && cat > "$2"', "sh", rundir, script],
-            stdin=_launcher(script, pidfile, cwd, env or {}, argv),
-            what="upload the launcher",
+        launcher = FileWrite(script, _launcher(script, pidfile, cwd, env or {}, argv))
+        batch = FileBatch(
+            make_dirs=(*prepare.make_dirs, rundir),
+            remove=prepare.remove,
+            write=(*prepare.write, launcher),
         )
-        wrapper = 'setsid -w sh "$1"; rc=$?; rm -f "$1" "$2"; exit $rc'
+        nonce = uuid.uuid4().hex
+        lines = batch_script(batch, nonce, FILE_LIMIT)
+        wrapper = f"setsid -w sh {shlex.quote(script)}"
+        cleanup = f"rc=$?; rm -f -- {shlex.quote(script)} {shlex.quote(pidfile)}; exit $rc"
+        if stdin is None:
+            # One channel: the batch, then the command (its stdin is empty).
+            lines.append(f"{wrapper} </dev/null; {cleanup}")
+            result = await self._exec(
+                ["sh", "-s"],
+                stdin=_script(lines),
+                timeout=timeout,
+                output_limit=output_limit,
+                pidfile=pidfile,
+            )
+            self._raise_batch_failure(result, nonce)
+            return result
+        await self._run_batch(lines, nonce)
         return await self._exec(
-            ["sh", "-c", wrapper, "sh", script, pidfile],
+            [
+                "sh",
+                "-c",
+                'setsid -w sh "$1"; rc=$?; rm -f "$1" "$2"; exit $rc',
+                "sh",
+                script,
+                pidfile,
+            ],
             stdin=stdin,
             timeout=timeout,
             output_limit=output_limit,
             pidfile=pidfile,
         )
+
+    async def apply(self, batch: FileBatch) -> dict[str, bytes | None]:
+        """The whole batch on one channel (see :mod:`._batch_script`)."""
+        await self._check_batch(batch)
+        nonce = uuid.uuid4().hex
+        result = await self._run_batch(batch_script(batch, nonce, FILE_LIMIT), nonce, batch.read)
+        try:
+            return parse_reads(batch.read, result.stdout)
+        except ValueError as exc:
+            raise NodeError(self._name, f"could not read files: {exc}") from None
 
     async def put_file(self, path: str, data: bytes, *, mode: int = 0o600) -> None:
         self._inside(path, await self.workdir())
@@ -193,6 +246,32 @@ class SSHTransport:
         prefix = ["sudo", "-n", "--"] if sudo and self.host.sudo else []
         return shlex.join([*prefix, *argv])
 
+    async def _check_batch(self, batch: FileBatch) -> None:
+        workdir = await self.workdir()
+        for path in batch.paths:
+            self._inside(path, workdir)
+        if any(posixpath.normpath(path) == workdir for path in batch.remove):
+            raise SandboxError(self._name, "remove_tree of the working dir: use remove_footprint()")
+
+    async def _run_batch(
+        self, lines: list[str], nonce: str, reads: Sequence[str] = ()
+    ) -> RunResult:
+        """Run a batch script alone (bounded like the other housekeeping)."""
+        lines = [*lines, "exit 0"]
+        limit = len(reads) * (FILE_LIMIT + 32) or OUTPUT_LIMIT
+        result = await self._exec(
+            ["sh", "-s"], stdin=_script(lines), timeout=_AUX_TIMEOUT, output_limit=limit
+        )
+        self._raise_batch_failure(result, nonce)
+        if result.status != 0:
+            raise NodeError(self._name, f"could not do its file operations: {_err(result)}")
+        return result
+
+    def _raise_batch_failure(self, result: RunResult, nonce: str) -> None:
+        message = batch_failure(result, nonce)
+        if message is not None:
+            raise NodeError(self._name, message)
+
     async def _checked(self, argv: Sequence[str], *, what: str, stdin: bytes | None = None) -> None:
         result = await self._exec(argv, stdin=stdin, timeout=_AUX_TIMEOUT)
         if result.status != 0:
@@ -227,6 +306,7 @@ class SSHTransport:
         for attempt in (1, 2):
             conn = await self._pool.connection(self.host)
             try:
+                self._pool.channels_opened += 1
                 proc = await conn.create_process(command, encoding=None)
             except (asyncssh.Error, OSError) as exc:
                 await self._pool.discard(self.host, conn)
@@ -334,6 +414,10 @@ def _launcher(
     # normally, which setsid -w passes on (it reports an abnormal exit badly).
     assignments = [shlex.quote(f"{k}={v}") for k, v in env.items()]
     lines.append(" ".join(["env", *assignments, shlex.join(argv)]))
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _script(lines: Sequence[str]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 

@@ -1,0 +1,9 @@
+#!/bin/sh
+# Step 7: prepare every node but the master to stream from it (PostgreSQL's
+# AlwaysOn): the replication password goes in a private .pgpass.
+set -eu
+read -r master_host master_port < "$HOME/master"
+umask 077
+printf '%s:%s:replication:%s:%s\n' "$master_host" "$master_port" "$repl_user" "$repl_password" \
+    > "$HOME/.pgpass"
+echo "$CONVECTION_NODE will stream from $master_host:$master_port as $repl_user"

@@ -1,0 +1,136 @@
+"""What both server types share: Nova's properties, the node root, attributes.
+
+Why accept Nova's properties at all: a template written for
+``OS::Nova::Server`` with ``user_data_format: SOFTWARE_CONFIG`` should run
+unchanged once ``resource_registry`` maps the type to a Convection server.
+The mapped type validates the template's properties, so it must know every
+name Nova knows. None of them can mean anything here (there is no image to
+boot, no flavor to size), so they are accepted, allowed to change in place,
+and ignored; only ``name`` is used, as the node's name.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+import platformdirs
+
+from convection.resources import openstack_catalog
+from convection.resources._schema import (
+    AttributeSchema,
+    AttributeType,
+    PropertySchema,
+    PropertyType,
+)
+from convection.types import JSON
+
+#: Key in a server's ``data`` saying which kind of node it is.
+KIND_KEY: Final = "node_kind"
+LOCAL_KIND: Final = "local"
+SSH_KIND: Final = "ssh"
+
+#: The operator's setting for where local sandboxes (and SSH hosts' pinned
+#: known_hosts files) live. Never a template's choice: deleting a node
+#: removes its directory, so a template must not be able to point it anywhere.
+NODE_ROOT_ENV: Final = "CONVECTION_NODE_ROOT"
+#: A root engine's default, as for any system service (a user the node runs
+#: as must be able to reach its sandbox, and /root is closed to it).
+SYSTEM_NODE_ROOT: Final = "/var/lib/convection/nodes"
+
+_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def _nova_schema() -> dict[str, PropertySchema]:
+    known = openstack_catalog.lookup("OS::Nova::Server")
+    names = sorted(known.properties or {}) if known is not None else []
+    return {
+        name: PropertySchema(
+            type=PropertyType.ANY,
+            description=f"OS::Nova::Server's {name}: accepted so Nova templates validate; ignored.",
+            update_allowed=True,
+        )
+        for name in names
+        if name != "name"
+    }
+
+
+#: Nova's properties other than ``name``: accepted and ignored.
+NOVA_PROPERTIES: Final[Mapping[str, PropertySchema]] = _nova_schema()
+
+NAME_PROPERTY: Final = PropertySchema(
+    type=PropertyType.STRING,
+    description="The node's name (Nova's server name); default: the physical resource name.",
+)
+
+
+def node_root() -> Path:
+    """Where nodes live on this machine: ``$CONVECTION_NODE_ROOT``, else
+    ``/var/lib/convection/nodes`` for a root engine, else the user's data
+    dir (``~/.local/share/convection/nodes``)."""
+    configured = os.environ.get(NODE_ROOT_ENV)
+    if configured:
+        return Path(os.path.abspath(os.path.expanduser(configured)))
+    if os.geteuid() == 0:
+        return Path(SYSTEM_NODE_ROOT)
+    return Path(platformdirs.user_data_dir("convection")) / "nodes"
+
+
+def safe_dir_name(name: str) -> str:
+    """A directory name made of ``name``: portable characters only, bounded."""
+    cleaned = _UNSAFE.sub("_", name).lstrip(".") or "node"
+    return cleaned[:120]
+
+
+def node_name(props: Mapping[str, object], physical_name: str) -> str:
+    name = props.get("name")
+    return name if isinstance(name, str) and name else physical_name
+
+
+def server_attributes(extra: Mapping[str, AttributeSchema]) -> dict[str, AttributeSchema]:
+    """Nova's useful attributes plus a type's own."""
+    base = {
+        "name": AttributeSchema("Name of the node.", AttributeType.STRING),
+        "address": AttributeSchema(
+            "The address deployments reach the node at.", AttributeType.STRING
+        ),
+        "first_address": AttributeSchema(
+            "Nova's first_address: the node's address.", AttributeType.STRING
+        ),
+        "accessIPv4": AttributeSchema(
+            "The node's IPv4 address, if it has one.", AttributeType.STRING
+        ),
+        "accessIPv6": AttributeSchema(
+            "The node's IPv6 address, if it has one.", AttributeType.STRING
+        ),
+        "networks": AttributeSchema(
+            "Nova's shape: a map of network name to the list of the node's addresses on it.",
+            AttributeType.MAP,
+        ),
+        "addresses": AttributeSchema(
+            "Nova's shape: a map of network name to a list of {addr, version}.",
+            AttributeType.MAP,
+        ),
+        "instance_name": AttributeSchema(
+            "Nova's instance_name: the node's name.", AttributeType.STRING
+        ),
+        "show": AttributeSchema("Detailed information about the node.", AttributeType.MAP),
+    }
+    base.update(extra)
+    return base
+
+
+def network_attributes(address: str, network: str) -> dict[str, JSON]:
+    """Nova's address attributes for a node with one address on one network."""
+    version = 6 if ":" in address else 4
+    return {
+        "address": address,
+        "first_address": address,
+        "accessIPv4": address if version == 4 else "",
+        "accessIPv6": address if version == 6 else "",
+        "networks": {network: [address]},
+        "addresses": {network: [{"addr": address, "version": version}]},
+    }
