@@ -152,6 +152,18 @@ def test_delete_deletes_the_child_and_releases_its_count(env: Env) -> None:
     assert root is not None and root.nested_resources == 0
 
 
+def test_deleting_an_owner_does_not_sleep_a_whole_poll(env: Env) -> None:
+    """A child's end cannot wake an owner waiting in a cleanup node, so the
+    owner's delete polls at growing intervals: a child that is gone in a
+    moment is seen in a moment, not after ``poll_seconds`` (5 s)."""
+    stack_id = create(env, PARENT, {"web.yaml": WEB})
+    env.wait()
+    env.stacks.delete("p", "s")
+    env.stacks.wait(stack_id, timeout=4.0)  # raises TimeoutError if it slept 5 s
+    gone = env.store.get_stack_by_id(stack_id)
+    assert gone is not None and (gone.action, gone.status) == ("DELETE", "COMPLETE")
+
+
 def test_a_nested_failure_names_its_full_path(env: Env) -> None:
     web = HEADER + textwrap.dedent(
         """\
