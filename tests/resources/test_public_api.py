@@ -49,3 +49,17 @@ def test_every_exported_name_exists() -> None:
 def test_nothing_public_is_left_out() -> None:
     public = {n for n in vars(api) if not n.startswith("_")}
     assert public == set(EXPECTED)
+
+
+def test_an_in_memory_context_says_it_has_no_nested_stacks() -> None:
+    """A plugin that needs child stacks, run in a throwaway context, gets an
+    error that says what to do, not a bare AttributeError later."""
+    import asyncio
+
+    import pytest
+
+    from convection.errors import ConvectionError
+
+    ctx = api.InMemoryContext()
+    with pytest.raises(ConvectionError, match=r"nested\.create.*InMemoryContext\(nested=\.\.\.\)"):
+        asyncio.run(ctx.nested.create(None))  # type: ignore[arg-type]

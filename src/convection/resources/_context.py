@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from convection.errors import ConvectionError
 from convection.resources._nested import NestedStacks
 from convection.types import JSON
 
@@ -202,12 +203,20 @@ class InMemoryContext:
         return found
 
 
+class NoNestedStacks(ConvectionError):
+    """A plugin asked a context without child stacks for one."""
+
+
 class _NoNestedStacks:
-    """``InMemoryContext.nested`` by default: child stacks need an engine
-    (tests of nested plugins run a real one, or pass their own)."""
+    """``InMemoryContext.nested`` by default. Child stacks live in a store
+    and are run by an engine, which a throwaway context has not; saying so
+    at the first use beats a plugin failing later on a missing child."""
 
     def __getattr__(self, name: str) -> Any:
-        raise NotImplementedError("nested stacks need the engine's context")
+        raise NoNestedStacks(
+            f"this InMemoryContext has no nested stacks (asked for nested.{name}): "
+            "run the plugin under an engine, or pass InMemoryContext(nested=...)"
+        )
 
 
 _NO_NESTED: Any = _NoNestedStacks()
