@@ -1,20 +1,29 @@
-"""Nested stacks: N members, each a 3-resource nested template, created on SQLite.
+"""Nested stacks: N members, each a 3-resource nested template, on SQLite.
 
-    .venv/bin/python bench/nested_bench.py [N] [group|direct]
+    .venv/bin/python bench/nested_bench.py [N] [group|direct] [--delete] [--rolling B]
 
 ``group`` puts the members in one OS::Heat::ResourceGroup (issue 4's
 target: 1,000 members in 5 s); ``direct`` makes N template resources in the
-parent itself. Prints the wall time of the create, engine included.
-``engine_bench.py`` imports the templates and the setup from here for its
-nested-group rows, so both measure the same thing.
+parent itself. Prints the wall and CPU time of the create (engine
+included), and per member the SQL statements and transactions it took
+(counted with SQLAlchemy's event hooks): on a shared machine the counts
+are the steadier figure. ``--delete`` then deletes the stack the same way;
+``--rolling B`` instead creates a group with ``rolling_update:
+{max_batch_size: B, pause_time: 0}`` and times an update that changes
+every member's parameter. ``engine_bench.py`` imports the templates and
+the setup from here for its nested-group rows, so both measure the same
+thing.
 """
 
 from __future__ import annotations
 
-import sys
+import argparse
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+import sqlalchemy as sa
 
 from convection.compiler import StackInputs
 from convection.engine import EngineConfig
@@ -81,16 +90,85 @@ def inputs(text: str) -> StackInputs:
     return StackInputs.from_text(text, files=FILES)
 
 
+class Counts:
+    """SQL statements and transactions on one store, by SQLAlchemy events."""
+
+    def __init__(self, store: SQLStore) -> None:
+        self.statements = self.transactions = 0
+        engine = store._db.engine
+        sa.event.listen(engine, "before_cursor_execute", self._statement)
+        sa.event.listen(engine, "commit", self._transaction)
+
+    def _statement(self, *_: object) -> None:
+        self.statements += 1
+
+    def _transaction(self, *_: object) -> None:
+        self.transactions += 1
+
+    def snapshot(self) -> tuple[int, int]:
+        return self.statements, self.transactions
+
+
+def measure(label: str, count: int, counts: Counts, work: Callable[[], str]) -> None:
+    """Run ``work`` (which returns the stack status) and print its cost."""
+    before, wall, cpu = counts.snapshot(), time.perf_counter(), time.process_time()
+    status = work()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    statements, transactions = (a - b for a, b in zip(counts.snapshot(), before, strict=True))
+    print(
+        f"{label} x{count}: {status} in {wall:.2f} s (CPU {cpu:.2f} s); per member "
+        f"{statements / count:.1f} SQL statements, {transactions / count:.1f} transactions"
+    )
+
+
+def arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("count", nargs="?", type=int, default=100, help="members (100)")
+    parser.add_argument("kind", nargs="?", choices=("group", "direct"), default="group")
+    parser.add_argument("--delete", action="store_true", help="then delete the stack")
+    parser.add_argument(
+        "--rolling", type=int, default=0, metavar="B", help="time a rolling update, batch B"
+    )
+    return parser.parse_args()
+
+
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
-    kind = sys.argv[2] if len(sys.argv) > 2 else "group"
+    args = arguments()
+    count, kind = args.count, args.kind
     with tempfile.TemporaryDirectory() as tmp:
         stacks = open_stacks(Path(tmp) / "bench.db")
-        started = time.perf_counter()
-        made = stacks.create("bench", "nested", inputs(parent(count, kind)))
-        shown = stacks.wait(made["id"], timeout=3600)
-        took = time.perf_counter() - started
-        print(f"{kind} x{count}: {shown['stack_status']} in {took:.2f} s")
+        assert isinstance(stacks.store, SQLStore)
+        counts = Counts(stacks.store)
+
+        def settle(stack_id: str) -> str:
+            return str(stacks.wait(stack_id, timeout=3600)["stack_status"])
+
+        if args.rolling:
+            text = group(count, rolling_batch=args.rolling)
+            made = stacks.create("bench", "nested", inputs(text))
+            settle(made["id"])
+            changed = group(count, index="%index%-v2", rolling_batch=args.rolling)
+
+            def update() -> str:
+                stacks.update("bench", made["id"], inputs(changed))
+                return settle(made["id"])
+
+            measure(f"rolling b{args.rolling}", count, counts, update)
+        else:
+            made = {}
+
+            def create() -> str:
+                made.update(stacks.create("bench", "nested", inputs(parent(count, kind))))
+                return settle(made["id"])
+
+            measure(kind, count, counts, create)
+            if args.delete:
+
+                def delete() -> str:
+                    stacks.delete("bench", made["id"])
+                    return settle(made["id"])
+
+                measure(f"{kind} delete", count, counts, delete)
         stacks.store.close()
 
 

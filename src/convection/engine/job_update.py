@@ -19,6 +19,7 @@ from typing import Any
 from convection.definition import ResourceDefinition
 from convection.engine import hooks
 from convection.engine import lifecycle as lc
+from convection.engine.context import EngineContext
 from convection.engine.lifecycle import Outcome
 from convection.engine.run import TraversalRun
 from convection.errors import ConvectionError
@@ -266,7 +267,7 @@ async def create_on(
         return lc.failed(ctx.row, Action.CREATE, exc)
     if due is not None:
         return lc.sleeping(due, {**progress, "token": token, "polling": True})
-    return await finish(run, node, plugin, ctx.row, values, Action.CREATE, replaces)
+    return await finish(run, node, plugin, ctx.row, values, Action.CREATE, replaces, ctx)
 
 
 async def update_on(
@@ -324,11 +325,17 @@ async def finish(
     values: Any,
     action: str,
     replaces: int | None,
+    ctx: EngineContext | None = None,
 ) -> Outcome:
-    """Record the completed action with everything others will read."""
+    """Record the completed action with everything others will read.
+
+    ``ctx``: the action's own context, reused when it reads the same as a
+    new one would (a create's: no previous properties), which saves
+    building a second one per resource."""
     assert run.definition is not None
     rdef = run.definition.resources[row.name]
-    ctx = lc.context(run, node, row, action)
+    if ctx is None or ctx.previous_properties is not None or ctx.row is not row:
+        ctx = lc.context(run, node, row, action)
     try:
         ref, attrs = await lc.outputs_of(plugin, ctx, values, run.attributes_read(row.name))
     except Exception as exc:

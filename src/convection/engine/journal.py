@@ -87,11 +87,35 @@ class Journal:
         await self.submit(traversal_id, facts, progress)
 
     def flush(self) -> None:
-        """Write every queued entry: one transaction per traversal."""
+        """Write every queued entry: one transaction for all traversals, or
+        (when that fails) one per traversal, which finds the entry at fault."""
         self._scheduled = False
         batches, self._batches = self._batches, {}
+        if len(batches) > 1 and self._commit_all(batches):
+            return
         for traversal_id, entries in batches.items():
             self._commit(traversal_id, entries)
+
+    def _commit_all(self, batches: dict[str | None, list[_Entry]]) -> bool:
+        """Every traversal's entries in one transaction (``Store.apply_many``):
+        a group's members are hundreds of traversals, each with an entry
+        or two per turn. False, and nothing written, if any change failed."""
+        items = list(batches.items())
+        changes = [(t, [c for e in es for c in (*e.facts, *e.progress)]) for t, es in items]
+        try:
+            self.commits += 1
+            stale = self._store.apply_many(changes)
+        except Exception:
+            return False
+        for (traversal_id, entries), left_out in zip(items, stale, strict=True):
+            if left_out:
+                assert traversal_id is not None
+                self._commit_facts(entries, StaleTraversal(traversal_id))
+                continue
+            for e in entries:
+                if not e.done.done():
+                    e.done.set_result(None)
+        return True
 
     def _commit(self, traversal_id: str | None, entries: list[_Entry]) -> None:
         changes = [c for e in entries for c in (*e.facts, *e.progress)]

@@ -21,24 +21,37 @@ from convection.store.api import AddTimer, Change, StackRecord, Store
 _ACTION_KINDS = {"CHECK": NodeKind.CHECK, "SUSPEND": NodeKind.SUSPEND, "RESUME": NodeKind.RESUME}
 
 
-def wake_owner(store: Store, child: StackRecord, action: str) -> list[Change]:
+def wake_owner(
+    store: Store, child: StackRecord, action: str, owner_node: tuple[str, str] | None = None
+) -> list[Change]:
     """A due-now wake for the owner's node that waits on ``child``, so it
     need not wait for its poll timer. A wake that finds the node doing
-    something else is dropped (``engine.signal_wake``)."""
+    something else is dropped (``engine.signal_wake``). ``owner_node``:
+    (traversal, key) of the node that started the child's action, when
+    this process knows it (``NestedHub.owners``): no reads, and a delete's
+    cleanup node, whose key the child cannot name, is woken too; if the
+    owner has moved on since, the wake finds no waiting node."""
     if child.parent_id is None or child.parent_resource is None:
         return []
+    now = datetime.now(UTC)
+    if owner_node is not None:
+        # Not read first: a wake that finds the node not waiting is dropped,
+        # and the node started this action, so it is not parked at a hook.
+        return [AddTimer(*owner_node, now, purpose=signal_wake.SIGNAL_PURPOSE)]
     owner = store.get_stack_by_id(child.parent_id)
     if owner is None or owner.traversal_id is None:
         return []
-    name = child.parent_resource
-    kind = _ACTION_KINDS.get(action)
-    keys = [update_key(name)] if kind is None else [action_key(kind, name)]
-    now = datetime.now(UTC)
+    owner_traversal, keys = owner.traversal_id, _keys(child.parent_resource, action)
     return [
-        AddTimer(owner.traversal_id, key, now, purpose=signal_wake.SIGNAL_PURPOSE)
+        AddTimer(owner_traversal, key, now, purpose=signal_wake.SIGNAL_PURPOSE)
         for key in keys
-        if _waits(store, owner.traversal_id, key)
+        if _waits(store, owner_traversal, key)
     ]
+
+
+def _keys(name: str, action: str) -> list[str]:
+    kind = _ACTION_KINDS.get(action)
+    return [update_key(name)] if kind is None else [action_key(kind, name)]
 
 
 def _waits(store: Store, traversal_id: str, key: str) -> bool:

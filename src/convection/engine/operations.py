@@ -11,7 +11,7 @@ then finds it among the active traversals.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -19,7 +19,6 @@ from typing import Any
 from convection._gc import collector_paused
 from convection.definition import StackDefinition
 from convection.engine.templates import Definitions
-from convection.engine.view import evolve
 from convection.plan.build import build_plan
 from convection.plan.model import Action, Node, Plan
 from convection.resources.registry import TypeRegistry
@@ -33,6 +32,9 @@ from convection.store.api import (
     Store,
     TraversalRecord,
 )
+
+#: The id slot's setter (the record is frozen to everyone else).
+_SET_ID: Callable[[ResourceRecord, int], None] = vars(ResourceRecord)["id"].__set__
 
 #: The type Heat gives the stack's own events.
 STACK_TYPE = "OS::Heat::Stack"
@@ -125,7 +127,12 @@ def _allocate(store: Store, op: Operation) -> list[ResourceRecord]:
     if not new:
         return []
     ids = store.add_resources(new)
-    return [evolve(r, {"id": i}) for r, i in zip(new, ids, strict=True)]
+    for row, rid in zip(new, ids, strict=True):
+        # The rows are ours alone until returned (stores copy what they
+        # keep), so their ids are filled in place: a copy per row through
+        # ``evolve`` was a tenth of allocating 10,000 rows.
+        _SET_ID(row, rid)
+    return new
 
 
 def _new_row(stack_id: str, definition: StackDefinition, name: str) -> ResourceRecord:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from convection.definition import StackDefinition
 from convection.engine.attributes import referenced_attributes
 from convection.engine.config import EngineConfig
+from convection.engine.context import hidden_texts
 from convection.engine.facade import NestedResolver
 from convection.engine.journal import Journal
 from convection.engine.templates import load_definition
@@ -58,8 +59,10 @@ class TraversalRun:
     """Everything a job of one traversal may use; passed explicitly."""
 
     __slots__ = (
+        "_digests",
         "_plugins",
         "_reads",
+        "_secrets",
         "config",
         "definition",
         "hub",
@@ -93,6 +96,8 @@ class TraversalRun:
         self.successors: Mapping[str, tuple[str, ...]] | None = None
         self._plugins: dict[str, ResourcePlugin] = {}
         self._reads: dict[str, frozenset[str]] | None = None
+        self._digests: dict[str, str] | None = None
+        self._secrets: tuple[str, ...] | None = None
         #: Child stacks of this run's resources (set by the engine).
         self.hub: NestedHub | None = None
         self.resolver = None if definition is None else self._resolver(definition)
@@ -140,9 +145,24 @@ class TraversalRun:
             self._reads = referenced_attributes(self.definition)
         return self._reads.get(name, frozenset())
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The hidden parameters' texts for plugins to redact: the same for
+        every job of the run, so worked out once, not per context."""
+        if self._secrets is None:
+            params = None if self.definition is None else self.definition.parameters
+            self._secrets = () if params is None else hidden_texts(params)
+        return self._secrets
+
     def digest(self, name: str) -> str:
+        """The resource's definition digest. Kept per run: ``digests``
+        remembers only the last few definitions, and a group's members are
+        hundreds of runs taking turns, each of which hashed its whole
+        definition again for every resource it finished."""
         assert self.definition is not None
-        return digests(self.definition)[name]
+        if self._digests is None:
+            self._digests = digests(self.definition)
+        return self._digests[name]
 
     def concurrency(self) -> int:
         per_stack = self.config.per_stack

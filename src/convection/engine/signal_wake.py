@@ -61,10 +61,22 @@ def wakes(store: Store, traversal_id: str) -> list[Change]:
     ]
 
 
-def fire(store: Store, traversal_id: str, key: str, purpose: str = SIGNAL_PURPOSE) -> list[Change]:
+#: ``fire``'s ``node`` when the caller did not read it.
+UNREAD = NodeRecord(traversal_id="", key="", kind="", resource_name="")
+
+
+def fire(
+    store: Store,
+    traversal_id: str,
+    key: str,
+    purpose: str = SIGNAL_PURPOSE,
+    *,
+    node: NodeRecord | None = UNREAD,
+) -> list[Change]:
     """The changes a due wake (timer ``purpose``) makes (see the module
-    docstring)."""
-    node = store.get_node(traversal_id, key)
+    docstring). ``node``: the node as the caller just read it (None: gone)."""
+    if node is UNREAD:
+        node = store.get_node(traversal_id, key)
     changes: list[Change] = [DeleteTimers(traversal_id, key)]
     if node is None:
         return changes

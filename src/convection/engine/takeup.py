@@ -18,7 +18,7 @@ from convection.engine.templates import Definitions
 from convection.engine.view import StackView
 from convection.resources.registry import TypeRegistry
 from convection.states import Status
-from convection.store.api import NodeRecord, Store, TraversalRecord
+from convection.store.api import NodeRecord, StackRecord, Store, TraversalRecord
 
 FINISHED = frozenset({"done", "failed", "skipped"})
 
@@ -28,10 +28,14 @@ def take_up(
     services: tuple[Store, Journal, TypeRegistry, EngineConfig],
     definitions: Definitions,
     warm: Warm,
+    *,
+    stack: StackRecord | None = None,
 ) -> TraversalRun | None:
-    """A run for ``traversal``, or None when its stack has moved on."""
+    """A run for ``traversal``, or None when its stack has moved on.
+    ``stack``: its record as the caller just wrote it (not read again)."""
     store, _, registry, _ = services
-    stack = store.get_stack_by_id(traversal.stack_id)
+    if stack is None:
+        stack = store.get_stack_by_id(traversal.stack_id)
     if stack is None or stack.traversal_id != traversal.id:
         return None
     handed = warm.take(traversal.id)

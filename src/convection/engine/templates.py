@@ -8,6 +8,7 @@ it for planning puts the result in the cache, so it is not compiled twice.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Collection
 
 from convection.compiler import StackIdentity, StackInputs, compile_stack
 from convection.definition import StackDefinition
@@ -34,6 +35,16 @@ class Definitions:
         self._cache.move_to_end((template_id, stack_id))
         while len(self._cache) > self._size:
             self._cache.popitem(last=False)
+
+    def retain(self, stack_id: str, keep: Collection[int | None]) -> None:
+        """Drop ``stack_id``'s definitions other than ``keep``: once an
+        operation ended, only its stack's template and the one a rollback
+        would go back to can be asked for again (anything else is compiled
+        from the store if it is). A 10,000-resource definition holds its
+        template's data and source map, about 15 MB, and the LRU bound
+        alone kept up to four of them alive in a service."""
+        for key in [k for k in self._cache if k[1] == stack_id and k[0] not in keep]:
+            del self._cache[key]
 
     def get(
         self, store: Store, registry: TypeRegistry, stack: StackRecord, template_id: int | None

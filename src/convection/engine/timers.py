@@ -21,6 +21,7 @@ from convection.engine.run import TraversalRun
 from convection.store.api import (
     Change,
     DeleteTimers,
+    NodeRecord,
     Store,
     TakeTimer,
     TimerRecord,
@@ -77,7 +78,16 @@ class Timers:
         in the same entry, so when another engine read and fired the same
         timer first, this entry fails and changes nothing."""
         skipped = False
+        fired: set[tuple[str, str]] = set()
+        read = self._woken_nodes(timers, runs)
         for timer in timers:
+            node = (timer.traversal_id, timer.node_key)
+            if node in fired:
+                # A node's poll and a wake both due: the first firing's
+                # DeleteTimers takes this one too, and taking it again
+                # would fail (and retry) that whole batch.
+                continue
+            fired.add(node)
             run = runs.get(timer.traversal_id)
             if run is None:
                 if self._store.get_traversal(timer.traversal_id) is None or not _active(
@@ -97,14 +107,35 @@ class Timers:
                 hungry.add(run.id)
                 continue
             if signal_wake.is_wake(timer.purpose):
-                woken = signal_wake.fire(self._store, run.id, timer.node_key, timer.purpose)
-                self._take(timer, woken)
+                found = read.get(node, signal_wake.UNREAD)
+                changes = signal_wake.fire(
+                    self._store, run.id, timer.node_key, timer.purpose, node=found
+                )
+                self._take(timer, changes)
                 hungry.add(run.id)
                 continue
             ready = UpdateNode(run.id, timer.node_key, {"state": "ready"})
             self._take(timer, [DeleteTimers(run.id, timer.node_key), ready])
             hungry.add(run.id)
         return skipped
+
+    def _woken_nodes(
+        self, timers: list[TimerRecord], runs: Mapping[str, TraversalRun]
+    ) -> dict[tuple[str, str], NodeRecord | None]:
+        """The nodes signal wakes address, read per traversal in one go
+        when there are several: a group's members ending wake hundreds of
+        its owner traversal's nodes per pass, a read each otherwise."""
+        keys: dict[str, list[str]] = {}
+        for t in timers:
+            if t.traversal_id in runs and signal_wake.is_wake(t.purpose):
+                keys.setdefault(t.traversal_id, []).append(t.node_key)
+        found: dict[tuple[str, str], NodeRecord | None] = {}
+        for tid, wanted in keys.items():
+            if len(wanted) < 2:
+                continue
+            found.update(((tid, k), None) for k in wanted)
+            found.update(((tid, n.key), n) for n in self._store.get_nodes(tid, wanted))
+        return found
 
     def _take(self, timer: TimerRecord, changes: list[Change]) -> None:
         """Journal ``changes`` if, and only if, this engine takes ``timer``.

@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from convection.engine import lifecycle as lc
 from convection.engine._gc import full_collections_deferred
 from convection.engine.config import EngineConfig
-from convection.engine.finish import ROLLS_BACK, finish
+from convection.engine.finish import ROLLS_BACK, final_state, finish_many
 from convection.engine.job_action import run_check, run_resume, run_suspend
 from convection.engine.job_cleanup import run_cleanup
 from convection.engine.job_update import run_update
@@ -40,13 +40,14 @@ from convection.engine.templates import Definitions
 from convection.engine.timers import Timers
 from convection.resources.registry import TypeRegistry
 from convection.runtime.asyncio_executor import AsyncioExecutor
-from convection.states import Action
+from convection.states import Action, Status
 from convection.store.api import (
     AddTimer,
     Change,
     DeleteResource,
     NodeRecord,
     ReleaseSuccessors,
+    StackRecord,
     StaleTraversal,
     Store,
     TraversalRecord,
@@ -104,7 +105,9 @@ class Engine:
         self.warm = warm or Warm()
         self.runs: dict[str, TraversalRun] = {}
         self.timers = Timers(store, self.journal)
-        self.hub = NestedHub(self.definitions, self.warm, started=self._take_up_now)
+        self.hub = NestedHub(
+            self.definitions, self.warm, started=self._take_up_now, adopt=self._adopt_started
+        )
         self.executor = AsyncioExecutor()
         self._claimed: dict[tuple[str, str], NodeRecord] = {}
         self._hungry: set[str] = set()
@@ -186,9 +189,13 @@ class Engine:
         self._last_scan = now
         if (now - self._last_lease).total_seconds() > self.config.lease_seconds / 3:
             self._renew_leases(now)
-        active = set()
         self._foreign = False
-        for traversal in self.store.active_traversals():
+        mine, others = self.store.scan_active(self.config.owner)
+        active = set(mine)
+        for tid in mine:
+            if tid not in self.runs and (traversal := self.store.get_traversal(tid)) is not None:
+                self._take(traversal, now)  # ours, yet not running here
+        for traversal in others:
             active.add(traversal.id)
             if traversal.id not in self.runs:
                 self._take(traversal, now)
@@ -235,6 +242,15 @@ class Engine:
         if self._wake is not None:
             self._wake.set()
 
+    def _adopt_started(self, traversal: TraversalRecord, stack: StackRecord) -> None:
+        """A child stack a job of this engine just wrote, its lease already
+        ours (``engine.nested``): run it at once from the warm hand-over,
+        without reading back what was just written."""
+        self.runs.pop(traversal.id, None)
+        self._adopt(take_up(traversal, self.services, self.definitions, self.warm, stack=stack))
+        if self._wake is not None:
+            self._wake.set()
+
     def _check_run(self, run: TraversalRun, now: datetime) -> None:
         stack = self.store.get_stack_by_id(run.stack.id)
         if stack is None or stack.traversal_id != run.id:
@@ -274,23 +290,54 @@ class Engine:
     # -- dispatch --------------------------------------------------------------
 
     def _dispatch(self) -> None:
+        """Claim ready nodes for the hungry runs, within the free slots, in
+        rounds of one transaction each (``Store.claim_many``): a group's
+        members are hundreds of small traversals, and a transaction per run
+        per turn was a sixth of a member's cost."""
         free = self.config.concurrency - self.executor.running
+        asked: set[str] = set()
+        while free > 0:
+            wanted = self._wanted(free, asked)
+            if not wanted:
+                return
+            until = _now() + timedelta(seconds=self.config.lease_seconds)
+            owner = self.config.owner
+            if len(wanted) == 1:
+                run, want = wanted[0]
+                claimed = {run.id: self.store.claim_ready(run.id, owner, want, until)}
+            else:
+                claimed = self.store.claim_many([(r.id, n) for r, n in wanted], owner, until)
+            for run, want in wanted:
+                nodes = claimed.get(run.id, [])
+                if len(nodes) < want:
+                    self._hungry.discard(run.id)
+                for node in nodes:
+                    self._spawn(run, node)
+                free -= len(nodes)
+
+    def _wanted(self, free: int, asked: set[str]) -> list[tuple[TraversalRun, int]]:
+        """(run, how many to claim) for hungry runs not asked yet this turn.
+        A run is asked for no more than it has unfinished nodes not already
+        running here, so one run cannot take a round's whole budget."""
+        wanted: list[tuple[TraversalRun, int]] = []
         for run in list(self.runs.values()):
             if free <= 0:
-                return
+                break
             stopping = run.tally.stopping
-            if run.id not in self._hungry or (stopping is not None and stopping != "cancelled"):
+            if run.id in asked or run.id not in self._hungry:
                 continue
-            want = min(free, run.concurrency() - run.tally.inflight)
+            if stopping is not None and stopping != "cancelled":
+                continue
+            tally = run.tally
+            want = min(
+                free, run.concurrency() - tally.inflight, max(1, tally.remaining - tally.inflight)
+            )
             if want <= 0:
                 continue
-            until = _now() + timedelta(seconds=self.config.lease_seconds)
-            nodes = self.store.claim_ready(run.id, self.config.owner, want, until)
-            if len(nodes) < want:
-                self._hungry.discard(run.id)
-            for node in nodes:
-                self._spawn(run, node)
-            free -= len(nodes)
+            asked.add(run.id)
+            wanted.append((run, want))
+            free -= want
+        return wanted
 
     def _spawn(self, run: TraversalRun, node: NodeRecord) -> None:
         run.tally.inflight += 1
@@ -462,26 +509,41 @@ class Engine:
     # -- finishing ----------------------------------------------------------------
 
     def _finish_ready(self) -> None:
-        for run in list(self.runs.values()):
-            tally = run.tally
-            if tally.inflight:
-                continue
-            if tally.stopping in ("superseded", "broken", LOST):
-                del self.runs[run.id]
-                continue
-            if tally.remaining > 0 and tally.stopping not in ("timeout", "rollback"):
-                continue
+        """End every run with nothing left to do. Their leases are renewed
+        (to know they are still ours) and released together, two
+        transactions for all of them: a group's members end by the hundred."""
+        ending = [run for run in list(self.runs.values()) if self._ended(run)]
+        if not ending:
+            return
+        lost = self.leases.renew([run.id for run in ending], _now())
+        # Held up past the lease: another engine took those up.
+        held = [run for run in ending if run.id not in lost]
+        try:
+            for run in held:
+                if run.tally.stopping == "cancelled":
+                    self.store.apply([UpdateTraversal(run.id, {"finished_at": _now()})])
+            finishing = [r for r in held if r.tally.stopping != "cancelled"]
+            for run in finishing:
+                self.definitions.retain(run.stack.id, _still_needed(run))
+            finish_many(finishing, self._rollback)
+            if any(run.stack.parent_id is not None for run in held):
+                self.timers.forget()  # the owners' wakes (engine.nested_wake)
+        finally:
+            self.leases.release([run.id for run in held])
+
+    def _ended(self, run: TraversalRun) -> bool:
+        """Whether ``run`` is to be finished now; a run that is only to be
+        dropped (superseded, broken, lost) is dropped here."""
+        tally = run.tally
+        if tally.inflight:
+            return False
+        if tally.stopping in ("superseded", "broken", LOST):
             del self.runs[run.id]
-            if not self.leases.still_held(run.id):
-                continue  # held up past the lease: another engine took it up
-            if tally.stopping == "cancelled":
-                self.store.apply([UpdateTraversal(run.id, {"finished_at": _now()})])
-                self.leases.release([run.id])
-            else:
-                finish(run, self._rollback)
-                self.leases.release([run.id])
-                if run.stack.parent_id is not None:
-                    self.timers.forget()  # the owner's wake (engine.nested_wake)
+            return False
+        if tally.remaining > 0 and tally.stopping not in ("timeout", "rollback"):
+            return False
+        del self.runs[run.id]
+        return True
 
     def _rollback(self, stack_id: str) -> None:
         stack = self.store.get_stack_by_id(stack_id)
@@ -490,6 +552,20 @@ class Engine:
         op = rollback_operation(self.store, self.registry, self.definitions, stack)
         start_operation(self.store, op, self.warm)
         self._scan(force=True)
+
+
+def _still_needed(run: TraversalRun) -> tuple[int | None, ...]:
+    """The templates of ``run``'s stack a later operation may compile once
+    this one ends (``Definitions.retain``): none after a completed delete,
+    the target after a completed converge, else the target and the
+    rollback target."""
+    status, _ = final_state(run)
+    stack, action = run.stack, run.traversal.action
+    if status == Status.COMPLETE and action == Action.DELETE:
+        return ()
+    if status == Status.COMPLETE and action in (Action.CREATE, Action.UPDATE, Action.ROLLBACK):
+        return (stack.template_id,)
+    return (stack.template_id, stack.prev_template_id)
 
 
 def _check_deadline(run: TraversalRun, now: datetime) -> None:

@@ -103,11 +103,15 @@ def _replace_failed(schemas: TypeSchemas | None) -> Callable[[str], bool]:
     """The plugin's ``replace_failed`` by type; template resources own a
     nested stack, so they are updated in place like any stack resource."""
 
+    known: dict[str, bool] = {}  # a stack has few types and many resources
+
     def replace(type_name: str) -> bool:
-        plugin = schemas.get(type_name) if schemas is not None else None
-        if plugin is None:
-            return not is_template_name(type_name)
-        return plugin.replace_failed
+        found = known.get(type_name)
+        if found is None:
+            plugin = schemas.get(type_name) if schemas is not None else None
+            found = not is_template_name(type_name) if plugin is None else plugin.replace_failed
+            known[type_name] = found
+        return found
 
     return replace
 

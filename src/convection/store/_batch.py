@@ -25,7 +25,6 @@ changes no result.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
@@ -142,6 +141,17 @@ _UPDATED_ROW: dict[type[Any], Callable[[Any], Hashable]] = {
 }
 
 
+#: An update kind's change rebuilt with other fields: what
+#: ``dataclasses.replace`` does, at about half its cost (a create merges one
+#: pair per resource).
+_WITH_FIELDS: dict[type[Any], Callable[[Any, dict[str, Any]], Change]] = {
+    UpdateStack: lambda c, f: UpdateStack(c.stack_id, f),
+    UpdateResource: lambda c, f: UpdateResource(c.resource_id, f),
+    UpdateNode: lambda c, f: UpdateNode(c.traversal_id, c.key, f),
+    UpdateTraversal: lambda c, f: UpdateTraversal(c.traversal_id, f),
+}
+
+
 def _merge_into(
     phases: list[dict[GroupKey, list[Change | None]]],
     seen: tuple[int, GroupKey, int],
@@ -156,7 +166,7 @@ def _merge_into(
     earlier: Any = phases[phase][group][index]
     if type(earlier) is not type(change):
         return False
-    combined = dataclasses.replace(earlier, fields={**earlier.fields, **change.fields})
+    combined = _WITH_FIELDS[type(change)](earlier, {**earlier.fields, **change.fields})
     phases[phase][group][index] = None
     new_group = _fields_group(combined)
     bucket = phases[phase].setdefault(new_group, [])

@@ -13,7 +13,6 @@ change names a missing row; the batch raises and the transaction rolls back.
 from __future__ import annotations
 
 import os
-import uuid
 from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -190,10 +189,27 @@ def _insert_checked(conn: Connection, table: sa.Table, rows: list[JSONDict], col
         raise NotFound(what, ", ".join(sorted({row[column] for row in rows}))) from exc
 
 
+#: A random hex digit -> the RFC 4122 variant digit with its two low bits.
+_VARIANT = {f"{d:x}": f"{(d & 3) | 8:x}" for d in range(16)}
+
+
+def uuid4_texts(n: int) -> list[str]:
+    """``n`` random (version 4) UUIDs as text, from one urandom call.
+
+    What ``str(uuid.UUID(bytes=..., version=4))`` gives, formatted straight
+    from the hex digits at a third of the cost: building UUID objects cost
+    over half as much as the INSERT of the event row itself, for 20,000
+    events in a 10,000-resource create."""
+    raw = os.urandom(16 * n).hex()
+    out = []
+    for i in range(0, 32 * n, 32):
+        h = raw[i : i + 32]
+        out.append(f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{_VARIANT[h[16]]}{h[17:20]}-{h[20:32]}")
+    return out
+
+
 def _append_events(conn: Connection, _g: GroupKey, items: list[Any], now: datetime) -> None:
-    # One urandom call for the whole group instead of one per uuid4().
-    raw = os.urandom(16 * len(items))
-    uuids = [str(uuid.UUID(bytes=raw[i : i + 16], version=4)) for i in range(0, len(raw), 16)]
+    uuids = uuid4_texts(len(items))
     rows = [
         {
             "stack_id": c.stack_id,

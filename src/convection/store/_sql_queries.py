@@ -123,6 +123,22 @@ def active_traversals(conn: Connection) -> list[TraversalRecord]:
     return [rows.traversal(r) for r in conn.execute(query).mappings()]
 
 
+def scan_active(conn: Connection, owner: str) -> tuple[list[str], list[TraversalRecord]]:
+    """``Store.scan_active``: ids only for the owner's, records for the rest."""
+    t, s = traversals, stacks
+    active = sa.and_(t.c.status == "IN_PROGRESS", s.c.traversal_id == t.c.id)
+    joined = t.join(s, s.c.id == t.c.stack_id)
+    mine = sa.select(t.c.id).select_from(joined).where(active, t.c.lease_owner == owner)
+    others = (
+        sa.select(t)
+        .select_from(joined)
+        .where(active, sa.or_(t.c.lease_owner.is_(None), t.c.lease_owner != owner))
+        .order_by(t.c.started_at, t.c.id)
+    )
+    ids = [str(i) for i in conn.execute(mine).scalars()]
+    return ids, [rows.traversal(r) for r in conn.execute(others).mappings()]
+
+
 def _sort_expr(key: str, collate: bool) -> sa.ColumnElement[Any]:
     """``updated_at`` falls back to ``created_at`` so the key is never NULL
     (NULLs sort differently on SQLite and PostgreSQL, and break keyset

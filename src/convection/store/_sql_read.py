@@ -37,9 +37,19 @@ class _Columns:
     #: (column index, processor, whether equal raw values may share one
     #: converted value: true for scalars, never for JSON, which is mutable).
     processors: tuple[tuple[int, _Processor, bool], ...]
+    #: Text columns the driver hands over as they are: equal values are
+    #: made one object (a stack id, a type, a state repeat on every row).
+    texts: tuple[int, ...] = ()
 
 
 _COLUMNS: dict[tuple[sa.ClauseElement, str], _Columns] = {}
+
+#: Text columns whose values repeat from row to row of one read (a stack's
+#: resources, a traversal's nodes); names, keys and ids do not.
+_REPEATING = frozenset(
+    {"stack_id", "type", "action", "status", "status_reason", "deletion_policy"}
+    | {"traversal_id", "kind", "state", "lease_owner"}
+)
 
 
 def _columns(stmt: sa.Select[Any] | sa.UpdateBase, dialect: Dialect) -> _Columns:
@@ -49,6 +59,7 @@ def _columns(stmt: sa.Select[Any] | sa.UpdateBase, dialect: Dialect) -> _Columns
         return found
     columns = list(stmt.exported_columns)
     processors: list[tuple[int, _Processor, bool]] = []
+    texts: list[int] = []
     for i, column in enumerate(columns):
         is_json = isinstance(column.type, sa.JSON)
         if is_json and dialect.name == "sqlite":
@@ -61,7 +72,10 @@ def _columns(stmt: sa.Select[Any] | sa.UpdateBase, dialect: Dialect) -> _Columns
             proc = _as_tuple(proc)
         if proc is not None:
             processors.append((i, proc, not is_json))
-    found = _COLUMNS[key] = _Columns(tuple(c.name for c in columns), tuple(processors))
+        elif column.name in _REPEATING:
+            texts.append(i)
+    names = tuple(c.name for c in columns)
+    found = _COLUMNS[key] = _Columns(names, tuple(processors), tuple(texts))
     return found
 
 
@@ -92,7 +106,18 @@ def fetch(
             if converted is memo:
                 converted = memo[value] = proc(value)
             row[i] = converted
+    for i in columns.texts:
+        _share(rows, i)
     return columns.names, rows
+
+
+def _share(rows: list[list[Any]], i: int) -> None:
+    """Make equal strings of column ``i`` one object. The driver makes a
+    new string per row, and a stack's 10,000 records kept 10,000 copies of
+    its id, type and states each: megabytes of a traversal's view."""
+    one = {v: v for v in [row[i] for row in rows]}
+    for row in rows:
+        row[i] = one[row[i]]
 
 
 def builder(record: type[R], names: Sequence[str]) -> Callable[[Sequence[Any]], R]:

@@ -48,6 +48,9 @@ RESOURCE_IDS_AFTER = (
 
 TRAVERSAL_BY_ID = sa.select(traversals).where(traversals.c.id == _P("id"))
 NODE_BY_KEY = sa.select(n).where(n.c.traversal_id == _P("traversal_id"), n.c.key == _P("key"))
+NODES_BY_KEYS = sa.select(n).where(
+    n.c.traversal_id == _P("traversal_id"), n.c.key.in_(_P("keys", expanding=True))
+)
 NODES_OF_TRAVERSAL = sa.select(n).where(n.c.traversal_id == _P("traversal_id")).order_by(n.c.key)
 INSERT_NODES = n.insert().inline()
 
