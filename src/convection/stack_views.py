@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from convection.resources.registry import TypeRegistry
-from convection.states import state_name
+from convection.states import Action, Status, state_name
 from convection.store.api import EventRecord, ResourceRecord, StackRecord, TemplateRecord
 
 #: Heat's mask for hidden values.
@@ -97,18 +97,28 @@ def stack_summary(
         "deletion_time": iso(stack.deleted_at),
         "tags": list(stack.tags) or None,
         "parent": stack.parent_id,
+        # Heat's keystone user who created it, and the project of its stack
+        # domain users: neither exists without Keystone.
+        "stack_owner": None,
+        "stack_user_project_id": None,
     }
 
 
 def stack_detail(stack: StackRecord, template: TemplateRecord | None) -> dict[str, Any]:
+    """Heat's stack show: the summary, plus parameters, outputs (none once
+    the stack is DELETE_COMPLETE, as Heat) and the keys Heat always sends
+    empty (``capabilities``, ``notification_topics``)."""
     out = stack_summary(stack, template)
     out.update(
         parameters=parameter_view(stack, template),
-        outputs=[output_view(o) for o in stack.outputs],
         disable_rollback=stack.disable_rollback,
         timeout_mins=stack.timeout_mins,
         template_description=out["description"],
+        capabilities=[],
+        notification_topics=[],
     )
+    if (stack.action, stack.status) != (Action.DELETE, Status.COMPLETE):
+        out["outputs"] = [output_view(o) for o in stack.outputs]
     return out
 
 
@@ -127,7 +137,10 @@ def resource_view(
     registry: TypeRegistry | None = None,
     *,
     detail: bool = False,
+    secret: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
+    """``secret``: attribute names to mask besides the plugin's own (a
+    nested-stack owner's attributes that are its child's secret outputs)."""
     out: dict[str, Any] = {
         "resource_name": row.name,
         "logical_resource_id": row.name,
@@ -137,18 +150,21 @@ def resource_view(
         "resource_status_reason": row.status_reason,
         "required_by": sorted(needed_by),
         "creation_time": iso(row.created_at),
-        "updated_time": iso(row.updated_at),
+        # Heat's updated_time is the creation time until the first update.
+        "updated_time": iso(row.updated_at or row.created_at),
         "stack_name": stack.name,
         "stack_identity": stack.id,
     }
     if detail:
-        out["attributes"] = _attributes(row, registry)
+        out["attributes"] = _attributes(row, registry, secret)
     return out
 
 
-def _attributes(row: ResourceRecord, registry: TypeRegistry | None) -> dict[str, Any]:
+def _attributes(
+    row: ResourceRecord, registry: TypeRegistry | None, extra: frozenset[str]
+) -> dict[str, Any]:
     plugin = registry.get(row.type) if registry is not None else None
-    secret = plugin.secret_attributes if plugin is not None else frozenset()
+    secret = (plugin.secret_attributes if plugin is not None else frozenset()) | extra
     return {k: MASK if k in secret and v is not None else v for k, v in row.attributes.items()}
 
 

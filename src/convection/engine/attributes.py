@@ -44,6 +44,7 @@ def _reads(tree: Any) -> Iterator[tuple[str, str]]:
             pair = _get_attr(node)
             if pair is not None:
                 yield pair
+                yield from _member_attribute(node.args)
             stack.append(node.args)
         elif isinstance(node, dict):
             stack.extend(node.values())
@@ -61,3 +62,13 @@ def _get_attr(fn: Function) -> tuple[str, str] | None:
     if isinstance(resource, str) and isinstance(attribute, str):
         return resource, attribute
     return None
+
+
+def _member_attribute(args: list[Any]) -> Iterator[tuple[str, str]]:
+    """``[group, resource.N, attr, ...]`` reads member N's ``attr``: Heat
+    applies the path to the member, so the group stores it as
+    ``resource.N.attr`` too (``groups.attributes.path_value``)."""
+    attribute, path = args[1], args[2:]
+    member = attribute.startswith("resource.") and attribute.count(".") == 1
+    if member and path and isinstance(path[0], str):
+        yield args[0], f"{attribute}.{path[0]}"

@@ -30,10 +30,18 @@ async def run_check(run: TraversalRun, node: NodeRecord) -> Outcome:
         if plugin is None:
             reason = f"The Resource Type ({row.type}) could not be found."
         return Outcome("done", lc.state(row, Action.CHECK, Status.FAILED, reason), drifted=reason)
-    row, _ = lc.begin(run, node, row, Action.CHECK, {"op": "check", "row": row.id})
+    progress = node.payload.get("progress")
+    polling = isinstance(progress, dict) and bool(progress.get("polling"))
+    started: dict[str, JSON] = {"op": "check", "row": row.id}
+    if not polling:
+        row, _ = lc.begin(run, node, row, Action.CHECK, started)
     ctx = lc.context(run, node, row, Action.CHECK)
     try:
-        drift = await plugin.check(ctx, row.properties)
+        drift = None if polling else await plugin.check(ctx, row.properties)
+        # A check that runs elsewhere (a child stack's) is waited for on a timer.
+        due = None if drift else await lc.poll(run, plugin, "check", ctx, row.properties, None)
+        if due is not None:
+            return lc.sleeping(due, {**started, "polling": True})
     except ActionNotSupported:
         reason = f"CHECK not supported for {row.type}"
         return lc.done(lc.state(ctx.row, Action.CHECK, Status.COMPLETE, reason))

@@ -15,18 +15,33 @@ module is the engine's side of ``resources._nested.NestedStacks``:
   per child, never a recount of the tree).
 * **idempotence**: a child is named ``<stack>-<resource>-<shortid>``, stable
   for the resource version, so a create run again after a crash finds it.
+* **batching**: a group's members are hundreds of children started in one
+  engine turn. Inside an engine, the turn's child creates (and deletes) are
+  queued on the :class:`NestedHub` and written in one transaction
+  (``Store.start_stacks`` / ``start_traversals``) with this engine's lease
+  already on their traversals, then run at once from the warm hand-over,
+  with no read back. A batch the store refuses as a whole (a name already
+  taken after a crash, the resource limit) goes one child at a time, the
+  path that finds an existing child and says which member did not fit.
 
 The owner's node sleeps on a timer while the child runs; when the child's
-traversal ends, ``engine.nested_wake`` writes a wake for that node.
+traversal ends, ``engine.nested_wake`` writes a wake for that node (in the
+same transaction as the child's final state). The owner's first poll after
+starting the child needs no read (it is in progress), and its poll after
+the wake takes the record the child's end left on the hub.
 """
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 import hashlib
+import logging
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from convection.compiler import Compiled, StackIdentity, StackInputs, compile_stack
@@ -34,10 +49,18 @@ from convection.definition import StackDefinition
 from convection.engine.config import EngineConfig
 from convection.engine.context import short_id
 from convection.engine.journal import Journal
-from convection.engine.operations import Operation, Warm, start_operation
+from convection.engine.operations import (
+    Operation,
+    Warm,
+    WarmEntry,
+    _new_row,
+    _node_records,
+    stack_event,
+    start_operation,
+)
 from convection.engine.run import TraversalRun
 from convection.engine.templates import Definitions
-from convection.engine.view import StackView
+from convection.engine.view import StackView, evolve
 from convection.errors import InvalidInput
 from convection.hot.environment import (
     EVENT_SINKS,
@@ -47,20 +70,28 @@ from convection.hot.environment import (
 )
 from convection.hot.loader import Document, SourceMap, load
 from convection.limits import Limits
-from convection.plan import build_plan
+from convection.plan import build_action_plan, build_plan
+from convection.plan.model import Action as PlanAction
+from convection.plan.model import NodeKind, action_key, cleanup_key, update_key
 from convection.plan.resolve import reference_id
 from convection.resources._nested import ChildResource, ChildStack, ChildState
 from convection.resources._plugin import ResourceFailure
 from convection.resources.registry import TypeRegistry
 from convection.states import Action, Status
 from convection.store.api import (
+    NewStack,
+    NodeRecord,
     ResourceRecord,
     StackExists,
     StackRecord,
+    StartedStack,
     Store,
     TraversalRecord,
+    TraversalStart,
 )
 from convection.types import JSON
+
+_log = logging.getLogger(__name__)
 
 #: Heat's messages (``RequestLimitExceeded``).
 LIMIT_ERROR = "RequestLimitExceeded"
@@ -70,17 +101,194 @@ TOO_MANY = (
 )
 
 
+@dataclass(slots=True, kw_only=True)
+class _Start:
+    """One child create waiting for its turn's batch."""
+
+    store: Store
+    limit: int
+    new: NewStack
+    definition: StackDefinition
+    done: asyncio.Future[bool] | None = None
+    started: StartedStack | None = None
+
+
+def _write_starts(starts: list[_Start]) -> bool:
+    """Write a turn's child creates at once; False when the batch was
+    refused as a whole (each then creates its child on its own)."""
+    try:
+        written = starts[0].store.start_stacks([s.new for s in starts], limit=starts[0].limit)
+    except Exception:  # a name taken (a re-run), or the store: one by one says which
+        _log.debug("a batch of %d child stacks goes one by one", len(starts), exc_info=True)
+        return False
+    if written is None:
+        return False
+    for start, done in zip(starts, written, strict=True):
+        start.started = done
+    return True
+
+
+#: The whole-stack actions an owner passes down to its child (``act``).
+_WHOLE_STACK: dict[str, NodeKind] = {
+    Action.SUSPEND: NodeKind.SUSPEND,
+    Action.RESUME: NodeKind.RESUME,
+    Action.CHECK: NodeKind.CHECK,
+}
+
+
+@dataclass(slots=True, kw_only=True)
+class _Restart:
+    """A new traversal of an existing child (a delete) waiting for its
+    turn's batch; ``stack`` is the child as the start leaves it."""
+
+    store: Store
+    start: TraversalStart
+    stack: StackRecord
+    records: list[ResourceRecord]
+    done: asyncio.Future[bool] | None = None
+
+
+def _write_restarts(restarts: list[_Restart]) -> bool:
+    """Write a turn's child deletes at once; False when refused as a whole."""
+    try:
+        restarts[0].store.start_traversals([r.start for r in restarts])
+    except Exception:  # the store, or a stack gone: one by one says which
+        _log.debug("a batch of %d child deletes goes one by one", len(restarts), exc_info=True)
+        return False
+    return True
+
+
+def _settle(done: asyncio.Future[bool] | None, written: bool) -> None:
+    if done is not None and not done.done():
+        done.set_result(written)
+
+
+def _with_resource(node: NodeRecord, resource_id: int | None) -> NodeRecord:
+    return dataclasses.replace(node, resource_id=resource_id)
+
+
 @dataclass
 class NestedHub:
     """What every child-stack operation of one engine shares: the compiled
-    definitions cache, the warm hand-over to the walker, and a cache of
-    loaded child templates by content (a group's 1,000 members share one)."""
+    definitions cache, the warm hand-over to the walker, a cache of loaded
+    child templates by content (a group's 1,000 members share one), and the
+    child creates of this event-loop turn, written together."""
 
     definitions: Definitions
     warm: Warm
     #: Called with a traversal id this engine just started (take it up now).
     started: Callable[[str], None] = lambda _tid: None
+    #: Run a traversal this engine started with its lease already written
+    #: (no reads, no take). None outside an engine: creates go one by one.
+    adopt: Callable[[TraversalRecord, StackRecord], None] | None = None
+    #: child stack id -> (traversal, node key) of the owner node that
+    #: started its current action, so the child's end wakes that node
+    #: without reading the owner (and a delete's cleanup node at all).
+    owners: dict[str, tuple[str, str]] = field(default_factory=dict)
     _docs: OrderedDict[str, Document] = field(default_factory=OrderedDict)
+    _starts: list[_Start] = field(default_factory=list)
+    _restarts: list[_Restart] = field(default_factory=list)
+    #: The event loop the queued batch belongs to, and whether its flush
+    #: is scheduled there.
+    _loop: asyncio.AbstractEventLoop | None = None
+    _flushing: bool = False
+    #: Child records a poll read once their action had ended (see remember).
+    _settled: OrderedDict[str, StackRecord] = field(default_factory=OrderedDict)
+
+    def remember(self, stack: StackRecord) -> None:
+        """Keep a settled child's record (written by its traversal's end in
+        this engine, or read by a poll) for the owner's next poll and its
+        outputs: a settled child changes only with its next action, and
+        only the owner starts one (which forgets the record first). Taken
+        by ``outputs``, and only a few kept."""
+        self._settled[stack.id] = stack
+        while len(self._settled) > 1024:
+            self._settled.popitem(last=False)
+
+    def recall(self, stack_id: str, *, keep: bool = False) -> StackRecord | None:
+        if keep:
+            return self._settled.get(stack_id)
+        return self._settled.pop(stack_id, None)
+
+    def began(self, stack_id: str, owner: tuple[str, str]) -> None:
+        """The owner node ``owner`` (traversal, key) started an action on
+        the child: forget what is known of it, and wake that node at its end."""
+        self._settled.pop(stack_id, None)
+        self.owners.pop(stack_id, None)
+        self.owners[stack_id] = owner
+        while len(self.owners) > 100_000:  # children that ended elsewhere
+            del self.owners[next(iter(self.owners))]
+
+    def start_later(self, start: _Start) -> asyncio.Future[bool]:
+        """Queue a child create for this turn's batch; the future says
+        whether it was written (False: create it on its own)."""
+        loop = self._queue()
+        self._starts.append(start)
+        start.done = loop.create_future()
+        return start.done
+
+    def restart_later(self, restart: _Restart) -> asyncio.Future[bool]:
+        """Queue a new traversal of an existing child (a delete) for this
+        turn's batch; the future says whether it was written."""
+        loop = self._queue()
+        self._restarts.append(restart)
+        restart.done = loop.create_future()
+        return restart.done
+
+    def _queue(self) -> asyncio.AbstractEventLoop:
+        """This turn's loop, with the batch's flush scheduled on it. What a
+        loop that is gone left queued (a run cancelled mid-turn) is
+        dropped: like a crash, those jobs run again and find their child
+        or make it."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            self._starts, self._restarts = [], []
+            self._loop, self._flushing = loop, False
+        if not self._flushing:
+            self._flushing = True
+            loop.call_soon(self._flush)
+        return loop
+
+    def _flush(self) -> None:
+        self._flushing = False
+        starts, self._starts = self._starts, []
+        restarts, self._restarts = self._restarts, []
+        if starts:
+            written = _write_starts(starts)
+            for start in starts:
+                if written:
+                    self._hand_over(start)
+                _settle(start.done, written)
+        if restarts:
+            written = _write_restarts(restarts)
+            for restart in restarts:
+                if written:
+                    self._hand_over_restart(restart)
+                _settle(restart.done, written)
+
+    def _hand_over_restart(self, restart: _Restart) -> None:
+        start = restart.start
+        self.warm.entries[start.traversal.id] = WarmEntry(None, restart.records, list(start.nodes))
+        if self.adopt is not None:
+            self.adopt(start.traversal, restart.stack)
+
+    def _hand_over(self, start: _Start) -> None:
+        """The new traversal goes to the engine warm, as ``start_operation``
+        hands it over, and is run at once."""
+        assert start.started is not None
+        new = start.new
+        ids = start.started.resource_ids
+        rows = [evolve(r, {"id": i}) for r, i in zip(new.resources, ids, strict=True)]
+        by_name = {r.name: r.id for r in rows}
+        nodes = [
+            n if n.resource_id is not None else _with_resource(n, by_name.get(n.resource_name))
+            for n in new.nodes
+        ]
+        stack = dataclasses.replace(new.stack, template_id=start.started.template_id)
+        self.definitions.put(start.started.template_id, stack.id, start.definition)
+        self.warm.entries[new.traversal.id] = WarmEntry(start.definition, rows, nodes)
+        if self.adopt is not None:
+            self.adopt(new.traversal, stack)
 
     def document(self, template: Mapping[str, Any] | str, name: str, limits: Limits) -> Document:
         """The child's template as a loaded document, cached by content."""
@@ -98,14 +306,17 @@ class NestedHub:
 class EngineNestedStacks:
     """``ctx.nested`` for one resource of one traversal."""
 
-    __slots__ = ("_hub", "_name", "_outputs", "_physical_name", "_run")
+    __slots__ = ("_begun", "_hub", "_name", "_outputs", "_physical_name", "_row_id", "_run")
 
     def __init__(self, run: TraversalRun, hub: NestedHub, row: ResourceRecord) -> None:
         self._run = run
         self._hub = hub
         self._name = row.name
+        self._row_id = row.id
         #: Outputs read once per job: the engine asks for each attribute.
         self._outputs: dict[str, Mapping[str, JSON]] = {}
+        #: Children whose action this job started: in progress, no read needed.
+        self._begun: dict[str, ChildState] = {}
         #: The child's name: the owner's physical resource name (Heat).
         self._physical_name = f"{run.stack.name}-{row.name}-{short_id(row.stack_id, row.id)}"
 
@@ -120,6 +331,94 @@ class EngineNestedStacks:
     # -- operations ----------------------------------------------------------------
 
     async def create(self, child: ChildStack) -> str:
+        if self._hub.adopt is not None:
+            made = await self._create_batched(child)
+            if made is not None:
+                return made
+        return self._create_one(child)
+
+    async def _create_batched(self, child: ChildStack) -> str | None:
+        """The child written with this turn's other child creates, in one
+        transaction (``Store.start_stacks``); None when that batch could
+        not be written (a name already taken after a crash, the resource
+        limit), and this create must go :meth:`_create_one`'s way, which
+        finds an existing child and says which member passed the limit."""
+        parent = self._run.stack
+        self._check_depth(parent)
+        stack_id = str(uuid.uuid4())
+        identity = StackIdentity(self._physical_name, stack_id, parent.project)
+        compiled = self._compile(child, identity)
+        start = _Start(
+            store=self._store,
+            limit=self._limits.max_resources_per_stack,
+            new=self._new_stack(child, compiled, stack_id),
+            definition=compiled.definition,
+        )
+        written = await self._hub.start_later(start)
+        if not written:
+            return None
+        self._began(stack_id, Action.CREATE)
+        return stack_id
+
+    def _began(self, stack_id: str, action: str) -> None:
+        """This job started ``action`` on the child: its first poll needs no
+        read (it is in progress), and its end wakes this run's node."""
+        self._begun[stack_id] = ChildState(action, Status.IN_PROGRESS, name=self._physical_name)
+        self._hub.began(stack_id, (self._run.id, update_key(self._name)))
+
+    def _new_stack(self, child: ChildStack, compiled: Compiled, stack_id: str) -> NewStack:
+        """Every row of a new child, as ``create_stack`` + ``start_operation``
+        would write them; the store allocates the ids."""
+        parent, config = self._run.stack, self._run.config
+        definition = compiled.definition
+        plan = build_plan(definition, [], self._run.registry, operation=Action.CREATE)
+        traversal_id = str(uuid.uuid4())
+        now = datetime.now(UTC)
+        timeout = child.timeout_mins or parent.timeout_mins
+        reason = f"Stack {Action.CREATE} started"
+        record = StackRecord(
+            id=stack_id,
+            project=parent.project,
+            name=self._physical_name,
+            action=Action.CREATE,
+            status=Status.IN_PROGRESS,
+            status_reason=reason,
+            traversal_id=traversal_id,
+            parameters=dict(compiled.environment.parameters),
+            timeout_mins=timeout,
+            parent_id=parent.id,
+            parent_resource=self._name,
+            root_id=parent.root_id or parent.id,
+            nested_depth=parent.nested_depth + 1,
+            resource_count=len(definition.resources),
+        )
+        traversal = TraversalRecord(
+            id=traversal_id,
+            stack_id=stack_id,
+            action=Action.CREATE,
+            deadline=None if not timeout else now + timedelta(minutes=timeout),
+            started_at=now,
+            lease_owner=config.owner,
+            lease_until=now + timedelta(seconds=config.lease_seconds),
+        )
+        return NewStack(
+            stack=record,
+            template=dict(compiled.template.raw),
+            environment=compiled.environment.env_as_dict(),
+            files=dict(definition.template.files),
+            resources=[
+                _new_row(stack_id, definition, n.name)
+                for n in plan.nodes
+                if n.action is PlanAction.CREATE and n.resource_id is None
+            ],
+            traversal=traversal,
+            nodes=_node_records(traversal_id, plan, {}),
+            events=[stack_event(record, Action.CREATE, Status.IN_PROGRESS, reason)],
+        )
+
+    def _create_one(self, child: ChildStack) -> str:
+        """The child's rows one call at a time, after looking for it: the
+        way back after a crash (the child may exist, or only its record)."""
         parent = self._run.stack
         existing = self._store.get_stack(parent.project, self._physical_name)
         if existing is not None and existing.parent_id == parent.id:
@@ -163,6 +462,7 @@ class EngineNestedStacks:
             return raced.id
         plan = build_plan(compiled.definition, [], self._run.registry, operation=Action.CREATE)
         self._start(record, Action.CREATE, plan, compiled, [], template_id, {})
+        self._began(stack_id, Action.CREATE)
         return stack_id
 
     def _resume_create(self, stack: StackRecord) -> None:
@@ -201,6 +501,7 @@ class EngineNestedStacks:
             "timeout_mins": child.timeout_mins or stack.timeout_mins,
         }
         self._start(stack, Action.UPDATE, plan, compiled, stored, template_id, fields)
+        self._began(stack_id, Action.UPDATE)
 
     async def delete(self, stack_id: str) -> None:
         stack = self._store.get_stack_by_id(stack_id)
@@ -219,18 +520,82 @@ class EngineNestedStacks:
             template_id=stack.template_id,
             timeout_mins=stack.timeout_mins,
         )
-        self._hub.started(start_operation(self._store, op, self._hub.warm))
+        self._hub.began(stack_id, (self._run.id, cleanup_key(self._row_id)))
+        if self._hub.adopt is None or not await self._hub.restart_later(self._restart(op)):
+            self._hub.started(start_operation(self._store, op, self._hub.warm))
+        self._begun[stack_id] = ChildState(Action.DELETE, Status.IN_PROGRESS, name=stack.name)
+
+    def _restart(self, op: Operation) -> _Restart:
+        """``op`` (a delete: no rows to allocate) as ``start_operation``
+        would write it, its lease already this engine's, so that a turn's
+        child deletes are written together and run without a take-up."""
+        config, stack = self._run.config, op.stack
+        traversal_id = str(uuid.uuid4())
+        now = datetime.now(UTC)
+        reason = f"Stack {op.action} started"
+        fields: dict[str, Any] = {
+            "action": op.action,
+            "status": Status.IN_PROGRESS,
+            "status_reason": reason,
+            "template_id": op.template_id,
+        }
+        traversal = TraversalRecord(
+            id=traversal_id,
+            stack_id=stack.id,
+            action=op.action,
+            deadline=None if not op.timeout_mins else now + timedelta(minutes=op.timeout_mins),
+            started_at=now,
+            lease_owner=config.owner,
+            lease_until=now + timedelta(seconds=config.lease_seconds),
+        )
+        start = TraversalStart(
+            traversal=traversal,
+            nodes=_node_records(traversal_id, op.plan, {}),
+            stack_fields=fields,
+            events=[stack_event(stack, op.action, Status.IN_PROGRESS, reason)],
+        )
+        started = dataclasses.replace(stack, traversal_id=traversal_id, updated_at=now, **fields)
+        return _Restart(store=self._store, start=start, stack=started, records=list(op.stored))
+
+    async def act(self, stack_id: str, action: str) -> None:
+        """A whole-stack suspend, resume or check of the child, as
+        ``Stacks`` starts one; its end wakes this owner's action node."""
+        kind = _WHOLE_STACK.get(action)
+        if kind is None:
+            raise ResourceFailure(f"{action} is not an action a nested stack passes down")
+        stack = self._child(stack_id)
+        if (stack.action, stack.status) != (action, Status.IN_PROGRESS):
+            stored = self._store.list_resources(stack.id)
+            op = Operation(
+                stack=stack,
+                action=action,
+                plan=build_action_plan(kind, stored),
+                definition=None,
+                stored=stored,
+                template_id=stack.template_id,
+                timeout_mins=stack.timeout_mins,
+            )
+            self._hub.began(stack_id, (self._run.id, action_key(kind, self._name)))
+            self._hub.started(start_operation(self._store, op, self._hub.warm))
+        self._begun[stack_id] = ChildState(action, Status.IN_PROGRESS, name=stack.name)
 
     async def state(self, stack_id: str) -> ChildState | None:
-        stack = self._store.get_stack_by_id(stack_id)
+        begun = self._begun.get(stack_id)
+        if begun is not None:
+            return begun
+        stack = self._hub.recall(stack_id, keep=True)
         if stack is None:
-            return None
+            stack = self._store.get_stack_by_id(stack_id)
+            if stack is None:
+                return None
+            if stack.status != Status.IN_PROGRESS:
+                self._hub.remember(stack)
         return ChildState(stack.action, stack.status, stack.status_reason, stack.name)
 
     async def outputs(self, stack_id: str) -> Mapping[str, JSON]:
         found = self._outputs.get(stack_id)
         if found is None:
-            stack = self._store.get_stack_by_id(stack_id)
+            stack = self._hub.recall(stack_id) or self._store.get_stack_by_id(stack_id)
             listed = [] if stack is None else stack.outputs
             found = {
                 o["output_key"]: o.get("output_value") for o in listed if "output_error" not in o

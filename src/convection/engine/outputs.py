@@ -38,8 +38,11 @@ def compute_outputs(
     lookup: Lookup,
     registry: TypeRegistry,
     child_secret: ChildSecret = _never,
+    resolver: RecordResolver | None = None,
 ) -> list[dict[str, Any]]:
-    resolver = RecordResolver(definition, lookup)
+    """``resolver``: the run's own, so a nested stack's ``resource_facade``
+    reads its owner (Heat resolves it in outputs too)."""
+    resolver = resolver or RecordResolver(definition, lookup)
     out: list[dict[str, Any]] = []
     for name, o in definition.outputs.items():
         entry: dict[str, Any] = {"output_key": name, "description": _description(o.description)}

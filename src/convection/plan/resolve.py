@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from convection.definition import StackDefinition
 from convection.errors import ExpressionError
+from convection.groups.attributes import path_value
 from convection.store.api import ResourceRecord
 
 Lookup = Callable[[str], ResourceRecord | None]
@@ -72,7 +73,7 @@ class RecordResolver:
             return dict(row.attributes)
         if name == "show":
             return row.attributes.get("show", dict(row.attributes))
-        return row.attributes.get(name)
+        return path_value(row.type, name, row.attributes)
 
     def file(self, name: str) -> str | None:
         return self._definition.template.files.get(name)

@@ -130,3 +130,9 @@ class NestedStacks(Protocol):
     async def resources(self, stack_id: str) -> Sequence[ChildResource]:
         """The child's current resources, in name order."""
         ...
+
+    async def act(self, stack_id: str, action: str) -> None:
+        """Start a whole-stack ``SUSPEND``, ``RESUME`` or ``CHECK`` on the
+        child (Heat's StackResource passes these actions down). Repeating
+        it while that action is in progress starts nothing new."""
+        ...

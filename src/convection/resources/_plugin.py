@@ -253,6 +253,14 @@ class ResourcePlugin(abc.ABC):
         """
         raise ActionNotSupported(self.type_name, "CHECK")
 
+    async def check_check_complete(
+        self, ctx: ResourceContext, props: Properties, token: Token
+    ) -> Poll:
+        """Wait for a check that :meth:`check` started elsewhere (Heat's
+        StackResource checks its child stack); raise
+        :class:`ResourceFailure` for drift found there. ``token`` is None."""
+        return True
+
     async def suspend(self, ctx: ResourceContext, props: Properties) -> Token:
         return None
 

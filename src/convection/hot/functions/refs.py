@@ -67,9 +67,23 @@ def walk_parameter(value: Any, path: list[Any]) -> Any:
     return value
 
 
+class PathValue:
+    """A stored attribute that applies a ``get_attr`` path itself, as Heat's
+    groups do (``[group, attr, key]`` is every member's ``attr[key]``, not
+    the list's item): a resolver may hand one out, and the path is given
+    to :meth:`select`, which returns plain data."""
+
+    __slots__ = ()
+
+    def select(self, path: list[Any]) -> Any:
+        raise NotImplementedError
+
+
 def select_from_attribute(value: Any, path: list[Any]) -> Any:
     """Heat's attribute path: unlike parameters, keys are used as given, and
     a step that fails makes the whole result ``None``."""
+    if isinstance(value, PathValue):
+        return value.select(path)
     for key in path:
         if not isinstance(value, dict | list | str) or not isinstance(key, str | int):
             return None

@@ -40,6 +40,8 @@ _CHILD_REASON = re.compile(
     r"^Resource \w+ failed: (?P<error>[\w.]+): (?P<path>resources\.\S+?): (?P<message>.*)$",
     re.DOTALL,
 )
+#: A child's failure reason without a path ("Resource CHECK failed: drift").
+_BARE_REASON = re.compile(r"^Resource \w+ failed: (?P<message>.*)$", re.DOTALL)
 
 
 def nested_failure(state: ChildState) -> ResourceFailure:
@@ -48,7 +50,9 @@ def nested_failure(state: ChildState) -> ResourceFailure:
     reason = state.reason or f"{state.action} failed"
     found = _CHILD_REASON.match(reason)
     if found is None:
-        return ResourceFailure(reason)
+        # A check's drift carries no error type or path: keep its words.
+        bare = _BARE_REASON.match(reason)
+        return ResourceFailure(bare["message"] if bare else reason)
     return ResourceFailure(found["message"], error=found["error"], path=found["path"])
 
 
@@ -111,15 +115,52 @@ class StackResourcePlugin(ResourcePlugin):
         return verdict if verdict is True else self._delete_wait(ctx, token)
 
     def _delete_wait(self, ctx: ResourceContext, token: Token) -> Wait:
-        """A finished child wakes an owner waiting in an update node, but a
-        delete waits in a cleanup node the child cannot name; so the delete
-        polls, at intervals growing with its age (O(log t) polls), instead
-        of sleeping a whole ``poll_seconds`` for a child that took 0.1 s."""
+        """A finished child wakes the cleanup node that started its delete
+        when the same engine runs both (``NestedHub.owners``); a delete
+        taken up by another engine has no such wake, so the poll interval
+        grows with the delete's age (O(log t) polls) rather than sleeping a
+        whole ``poll_seconds`` for a child that took a second (every poll is a
+        job: polled too often, a thousand deletes crowd out the children)."""
         since = token.get("since") if isinstance(token, dict) else None
         if not isinstance(since, int | float):
             return Wait(self.poll_seconds)
         age = max(0.0, ctx.now() - since)
-        return Wait(min(self.poll_seconds, max(0.1, age / 2)))
+        return Wait(min(self.poll_seconds, max(2.0, age / 2)))
+
+    # Heat's StackResource passes suspend, resume and check down to the
+    # child and waits for it, so every grandchild is reached and a drift
+    # found deep down fails each owner's check on the way up.
+
+    async def suspend(self, ctx: ResourceContext, props: Properties) -> Token:
+        return await self._pass_down(ctx, "SUSPEND")
+
+    async def check_suspend_complete(
+        self, ctx: ResourceContext, props: Properties, token: Token
+    ) -> Poll:
+        return await self._settled(ctx, "SUSPEND")
+
+    async def resume(self, ctx: ResourceContext, props: Properties) -> Token:
+        return await self._pass_down(ctx, "RESUME")
+
+    async def check_resume_complete(
+        self, ctx: ResourceContext, props: Properties, token: Token
+    ) -> Poll:
+        return await self._settled(ctx, "RESUME")
+
+    async def check(self, ctx: ResourceContext, props: Properties) -> str | None:
+        await self._pass_down(ctx, "CHECK")
+        return None  # the child's check decides (check_check_complete)
+
+    async def check_check_complete(
+        self, ctx: ResourceContext, props: Properties, token: Token
+    ) -> Poll:
+        return await self._settled(ctx, "CHECK")
+
+    async def _pass_down(self, ctx: ResourceContext, action: str) -> Token:
+        if ctx.physical_id is None:  # Heat: "Cannot suspend web, stack not created"
+            raise ResourceFailure(f"Cannot {action.lower()} {ctx.resource_name}, stack not created")
+        await ctx.nested.act(ctx.physical_id, action)
+        return ctx.physical_id
 
     # -- what others read ------------------------------------------------------
 

@@ -18,9 +18,12 @@ import hashlib
 from typing import Any, ClassVar
 
 from convection.diagnostics import Diagnostic
+from convection.errors import InvalidInput
+from convection.hot.loader import load
 from convection.resources._context import ResourceContext
 from convection.resources._nested import ChildStack
 from convection.resources._plugin import Properties, ResourceFailure
+from convection.resources._schema import AttributeSchema
 from convection.resources._update import UpdateAction, UpdateDecision, changed_properties
 from convection.resources.heat.stack_resource import STACK_ID_ATTRIBUTE, StackResourcePlugin
 from convection.types import JSON, Path
@@ -94,6 +97,40 @@ def template_type(name: str, text: str | None) -> type[TemplateResource]:
     digest = "" if text is None else hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
     found = _TYPES.get((name, digest))
     if found is None:
-        attrs = {"template_name": name, "text": text, "digest": digest}
+        attrs = {
+            "template_name": name,
+            "text": text,
+            "digest": digest,
+            "attributes_schema": _output_attributes(name, text),
+        }
         found = _TYPES[(name, digest)] = type("TemplateResource", (TemplateResource,), attrs)
     return found
+
+
+def _output_attributes(name: str, text: str | None) -> dict[str, AttributeSchema]:
+    """The nested outputs as the type's declared attributes (Heat's
+    TemplateResource builds its attributes schema from them).
+
+    Why declared and not only read on demand: the engine stores a resource's
+    declared attributes when its action completes, and a group's member lives
+    in a generated child stack that reads none of them, so without this a
+    group's ``get_attr`` of a member output finds nothing stored (``None``).
+    A file that does not load declares nothing here; creating the child
+    reports why."""
+    if text is None:
+        return {}
+    try:
+        data = load(text, name).data
+    except InvalidInput:
+        return {}
+    outputs = data.get("outputs", data.get("Outputs"))
+    if not isinstance(outputs, dict):
+        return {}
+    return {str(key): AttributeSchema(_description(value)) for key, value in outputs.items()}
+
+
+def _description(output: JSON) -> str:
+    if not isinstance(output, dict):
+        return ""
+    found = output.get("description", output.get("Description"))
+    return found if isinstance(found, str) else ""
