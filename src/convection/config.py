@@ -14,9 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from convection.errors import InvalidInput
 from convection.limits import Limits
@@ -39,6 +40,53 @@ class Settings(BaseModel):
     engine_lease_seconds: int = Field(30, ge=1, description="How long a job's claim lasts.")
     yaql_limit_iterators: int = Field(10000, ge=1)
     yaql_memory_quota: int = Field(100000, ge=1)
+    api_url: str | None = Field(
+        None,
+        description="The REST API's base URL as machines outside reach it (no /v1), e.g. "
+        "http://203.0.113.5:8004. Signal URLs (a WaitConditionHandle's curl_cli) point "
+        "there; unset, `convection server` uses http://<bind> and the CLI falls back to "
+        "`convection stack resource signal` commands.",
+    )
+
+    @field_validator("api_url")
+    @classmethod
+    def _base_url(cls, value: str | None) -> str | None:
+        """An absolute http(s) URL without a trailing slash, checked here so a
+        typo fails at start, not inside every handle a stack creates."""
+        if value is None or not value.strip():
+            return None
+        url = value.strip().rstrip("/")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"{value!r} is not an http(s) URL such as http://host:8004")
+        if parts.query or parts.fragment:
+            raise ValueError(f"{value!r}: a base URL takes no query or fragment")
+        return url
+
+    url: str | None = Field(
+        None,
+        description="A `convection server` to work against (http://host:8004); the stack "
+        "commands then call its API instead of opening --db. Unset: embedded mode.",
+    )
+    token: SecretStr | None = Field(
+        None, description="X-Auth-Token sent to --url (`convection token create`); never shown."
+    )
+
+    @field_validator("url")
+    @classmethod
+    def _server_url(cls, value: str | None) -> str | None:
+        """The server's base URL; ``/v1/{project}`` is added per request, so
+        a heatclient-style endpoint (which already has it) is refused here
+        rather than producing ``/v1/p/v1/p`` paths that 404."""
+        if value is None or not value.strip():
+            return None
+        url = value.strip().rstrip("/")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError(f"{value!r} is not an http(s) URL such as http://127.0.0.1:8004")
+        if parts.query or parts.fragment or "/v1/" in parts.path + "/":
+            raise ValueError(f"{value!r}: give the server's base URL, without /v1/... or a query")
+        return url
 
     def limits(self) -> Limits:
         return Limits(

@@ -37,7 +37,7 @@ from convection.engine.hooks import (
     parked,
     paused_reason,
 )
-from convection.errors import Conflict, InvalidInput, NotFound
+from convection.errors import ActionInProgress, InvalidInput, NotFound
 from convection.plan.model import cleanup_key, update_key
 from convection.stack_views import event_view
 from convection.states import Action
@@ -100,7 +100,7 @@ def clear(store: Store, stack: StackRecord, row: ResourceRecord, hook: str) -> i
     try:
         store.apply([event, wake, ConsumeSignal(signal_id)], traversal_id=traversal_id)
     except StaleTraversal:
-        raise Conflict(
+        raise ActionInProgress(
             f"Stack {stack.name} moved on to another operation; {hook} was not cleared."
         ) from None
     return signal_id

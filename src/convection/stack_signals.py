@@ -34,7 +34,13 @@ from convection.engine import signal_wake
 from convection.engine.context import EngineContext
 from convection.engine.journal import Journal
 from convection.engine.view import StackView
-from convection.errors import Conflict, ConvectionError, InvalidInput
+from convection.errors import (
+    ConvectionError,
+    InvalidInput,
+    NotSupported,
+    ResourceActionNotSupported,
+    ResourceNotAvailable,
+)
 from convection.resources.api import (
     ActionNotSupported,
     NestedStacks,
@@ -92,11 +98,15 @@ def visited_on_update(definition: StackDefinition, registry: TypeRegistry) -> fr
 def check_signalable(plugin: type[ResourcePlugin], row: ResourceRecord) -> None:
     """Refuse, before anything is stored, what Heat refuses."""
     if plugin.signal is ResourcePlugin.signal:
-        raise Conflict(f"Resource {row.name} ({row.type}) does not accept signals.")
+        raise ResourceActionNotSupported(
+            f"Resource {row.name} ({row.type}) does not accept signals."
+        )
     if row.action in (Action.SUSPEND, Action.DELETE):
-        raise Conflict(f"Signal resource during {row.action} is not supported.")
+        raise NotSupported(f"Signal resource during {row.action} is not supported.")
     if row.action == Action.INIT:
-        raise Conflict(f"Resource {row.name} has not been created yet; it cannot take signals.")
+        raise ResourceNotAvailable(
+            f"Resource {row.name} has not been created yet; it cannot take signals."
+        )
 
 
 def deliver(
@@ -193,7 +203,9 @@ async def _deliver(
         try:
             detail = await plugin.signal(ctx, fresh.properties, dict(data))
         except ActionNotSupported as exc:
-            raise Conflict(f"Resource {row.name} ({row.type}) does not accept signals.") from exc
+            raise ResourceActionNotSupported(
+                f"Resource {row.name} ({row.type}) does not accept signals."
+            ) from exc
         except ResourceFailure as exc:
             raise InvalidInput.single(exc.message) from exc
         after = store.get_resource(row.id)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,7 +31,14 @@ from convection.engine.nested import NestedHub, outside_traversal
 from convection.engine.operations import Operation, Warm, rollback_operation, start_operation
 from convection.engine.templates import Definitions
 from convection.engine.walker import Engine
-from convection.errors import Conflict, ConvectionError, InvalidInput, NotFound
+from convection.errors import (
+    ActionInProgress,
+    ConvectionError,
+    InvalidInput,
+    NotFound,
+    NotSupported,
+    StackExists,
+)
 from convection.hot.environment import is_template_name
 from convection.hot.parameters import changed_immutable, immutable_error
 from convection.limits import DEFAULT_LIMITS, Limits
@@ -56,6 +64,9 @@ __all__ = ["Dicts", "StackPatch", "Stacks", "StacksConfig"]
 
 Changes = list[Change]
 
+#: Heat's rule for the name of a stack a user creates (nested stacks are
+#: named by the engine).
+_STACK_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_.-]*")
 #: Heat's stack action timeout when none is given (minutes).
 DEFAULT_TIMEOUT_MINS = 60
 
@@ -84,6 +95,7 @@ class Stacks(StackReads):
         self._warm = Warm()
         self._engine: Engine | None = None
         self._descriptions = {}
+        self._heads = {}
         self._event_ids = {}
 
     # -- create, update, preview ---------------------------------------------
@@ -99,8 +111,13 @@ class Stacks(StackReads):
         tags: Sequence[str] = (),
     ) -> dict[str, Any]:
         """Start creating a stack; returns its identity (``id``, ``stack_name``)."""
+        if not _STACK_NAME.fullmatch(name):
+            raise InvalidInput.single(
+                f'Invalid stack name {name} must contain only alphanumeric or "_-." '
+                "characters, must start with alpha"
+            )
         if self.store.get_stack(project, name) is not None:
-            raise Conflict(f"The Stack ({name}) already exists.")
+            raise StackExists(f"The Stack ({name}) already exists.")
         stack_id = str(uuid.uuid4())
         compiled = self._compile(inputs, StackIdentity(name, stack_id, project))
         template_id = self._put_template(inputs, compiled, stack_id)
@@ -258,7 +275,7 @@ class Stacks(StackReads):
         allowed = (Action.UPDATE,) if rollback else (Action.UPDATE, Action.CREATE)
         if stack.status != Status.IN_PROGRESS or stack.action not in allowed:
             state = f"{stack.action}_{stack.status}"
-            raise Conflict(f"Cancelling update when stack is {state} is not supported.")
+            raise NotSupported(f"Cancelling update when stack is {state} is not supported.")
         if rollback:
             op = rollback_operation(self.store, self.registry, self._definitions, stack)
             start_operation(self.store, op, self._warm)
@@ -428,9 +445,9 @@ class Stacks(StackReads):
 
     def _check_updatable(self, stack: StackRecord) -> None:
         if stack.action == Action.SUSPEND:
-            raise Conflict("Updating a stack when it is suspended is not supported.")
+            raise NotSupported("Updating a stack when it is suspended is not supported.")
         if stack.action == Action.DELETE:
-            raise Conflict("Updating a stack when it is deleting is not supported.")
+            raise NotSupported("Updating a stack when it is deleting is not supported.")
 
     def _check_immutable(self, stack: StackRecord, compiled: Compiled) -> None:
         new = compiled.definition.parameters
@@ -466,7 +483,7 @@ class Stacks(StackReads):
     def _whole_stack(self, project: str, name_or_id: str, kind: NodeKind, action: str) -> None:
         stack = self._live(project, name_or_id)
         if stack.status == Status.IN_PROGRESS:
-            raise Conflict(
+            raise ActionInProgress(
                 f"Stack {stack.name} already has an action ({stack.action}) in progress."
             )
         stored = self.store.list_resources(stack.id)

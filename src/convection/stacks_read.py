@@ -5,10 +5,14 @@ owns the store and the registry; it lives apart only to keep each module
 small. Everything returned is a dict (or list of dicts) with Heat's API
 field names, redacted by :mod:`convection.stack_views`.
 
-Two small caches keep repeated reads cheap without holding any truth the
-store lacks: template descriptions by template id (templates never change
-once stored), and the store's position of recently returned events, so an
-event ``marker`` (Heat's event uuid) resolves without a scan.
+Three small caches keep repeated reads cheap without holding any truth the
+store lacks: template descriptions and template *heads* (the description
+and parameter schemas, all a stack view reads of its template) by template
+id, since templates never change once stored, and the store's position of
+recently returned events, so an event ``marker`` (Heat's event uuid)
+resolves without a scan. The heads make ``show`` O(1) in the number of
+resources: without them every show parsed the whole stored template
+(issue 6's outputs benchmark, docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from convection import stack_hooks
-from convection.errors import InvalidInput, NotFound
+from convection.errors import InvalidInput, NotFound, ResourceNotFound
 from convection.resources.registry import TypeRegistry
 from convection.stack_views import (
     event_view,
@@ -57,27 +61,51 @@ class StackReads:
     store: Store
     registry: TypeRegistry
     _descriptions: dict[int, str]
+    _heads: dict[int, TemplateRecord]
     _event_ids: dict[tuple[str, str], int]
 
     def show(self, project: str, name_or_id: str) -> dict[str, Any]:
         stack = self._get(project, name_or_id)
-        template = self.store.get_template(stack.template_id) if stack.template_id else None
-        return stack_detail(stack, template)
+        return stack_detail(stack, self._head(stack.template_id))
 
-    def resources(self, project: str, name_or_id: str, *, nested_depth: int = 0) -> Dicts:
+    def identify(self, project: str, name_or_id: str) -> dict[str, Any]:
+        """The stack as a list shows it, without reading its template: what
+        a route needs to check the name in its URL (O(1))."""
+        stack = self._get(project, name_or_id)
+        return stack_summary(stack, None, description="")
+
+    def resources(
+        self, project: str, name_or_id: str, *, nested_depth: int = 0, detail: bool = False
+    ) -> Dicts:
         """A stack's resources; with ``nested_depth``, those of its nested
         stacks that deep too, each with ``parent_resource`` (Heat's
-        ``resource list --nested-depth``)."""
+        ``resource list --nested-depth``); with ``detail``, their
+        attributes too (``--long``)."""
         found: Dicts = []
         for stack, parent_resource in self._tree(project, name_or_id, nested_depth):
             rows = self.store.list_resources(stack.id, current_only=True)
             needed = required_by(rows)
+            secrets = self._child_secrets(stack) if detail else {}
             for r in rows:
-                view = resource_view(r, stack, needed.get(r.name, []))
+                secret = secrets.get(r.physical_id or "", frozenset())
+                view = resource_view(
+                    r, stack, needed.get(r.name, []), self.registry, detail=detail, secret=secret
+                )
                 if parent_resource is not None:
                     view["parent_resource"] = parent_resource
                 found.append(view)
         return found
+
+    def nested_stacks(self, project: str, name_or_id: str) -> dict[str, dict[str, str]]:
+        """The live nested stacks a stack's resources own, by owner name,
+        each as ``id`` and ``stack_name`` (Heat's ``nested`` link). One query."""
+        stack = self._get(project, name_or_id)
+        children = self.store.list_stacks(stack.project, parent_id=stack.id)
+        return {
+            c.parent_resource: {"id": c.id, "stack_name": c.name}
+            for c in children
+            if c.parent_resource is not None
+        }
 
     def _tree(
         self, project: str, name_or_id: str, depth: int
@@ -103,7 +131,21 @@ class StackReads:
         row = self._resource_row(stack, resource)
         rows = self.store.list_resources(stack.id, current_only=True)
         needed = required_by(rows).get(row.name, [])
-        return resource_view(row, stack, needed, self.registry, detail=True)
+        secret = self._child_secrets(stack).get(row.physical_id or "", frozenset())
+        view = resource_view(row, stack, needed, self.registry, detail=True, secret=secret)
+        if stack.parent_resource is not None:
+            view["parent_resource"] = stack.parent_resource
+        return view
+
+    def _child_secrets(self, stack: StackRecord) -> dict[str, frozenset[str]]:
+        """Child stack id -> its secret output names (one query). A
+        template resource stores its child's outputs as its attributes, and
+        an output of a hidden parameter must stay masked there too."""
+        children = self.store.list_stacks(stack.project, parent_id=stack.id)
+        return {
+            c.id: frozenset(str(o.get("output_key")) for o in c.outputs if o.get("secret"))
+            for c in children
+        }
 
     def events(
         self,
@@ -155,6 +197,7 @@ class StackReads:
         for event, stack in merged[:limit]:
             view = event_view(event)
             view["stack_name"] = stack.name
+            view["stack_identity"] = stack.id  # the REST API links each to its stack
             out.append(view)
         return out
 
@@ -208,7 +251,7 @@ class StackReads:
         for row in self.store.list_resources(stack.id, current_only=True):
             if row.name == name:
                 return row
-        raise NotFound("Resource", name)
+        raise ResourceNotFound(name, stack.name)
 
     def _template_record(self, project: str, name_or_id: str) -> TemplateRecord:
         stack = self._get(project, name_or_id)
@@ -231,6 +274,21 @@ class StackReads:
                 self._remember_event(e)
                 return e.id
         raise NotFound("Event", marker)
+
+    def _head(self, template_id: int | None) -> TemplateRecord | None:
+        """The stored template with only what a stack view reads of it."""
+        if template_id is None:
+            return None
+        found = self._heads.get(template_id)
+        if found is None:
+            if len(self._heads) >= _CACHE_SIZE:
+                self._heads.clear()
+            full = self.store.get_template(template_id)
+            head = {k: v for k, v in full.template.items() if k in ("description", "parameters")}
+            found = self._heads[template_id] = TemplateRecord(
+                id=full.id, template=head, environment={}
+            )
+        return found
 
     def _description(self, stack: StackRecord) -> str:
         if stack.template_id is None:

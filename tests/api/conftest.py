@@ -15,7 +15,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,9 @@ from typing import Any
 import httpx
 import pytest
 from heatclient.client import Client
+
+from convection.store.sql import SQLStore
+from convection.tokens import Role, Tokens
 
 #: The box may be busy: starting (migrations included) can take a while.
 START_SECONDS = 90
@@ -43,9 +46,15 @@ class LiveServer:
         return self.log.read_text(encoding="utf-8")
 
     def stop(self, timeout: float = 60) -> int:
+        """SIGTERM, then its exit code; killed if it outlasts ``timeout``
+        (so no test leaves a server behind)."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout)
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return self.process.wait()
 
 
 def free_port() -> int:
@@ -54,13 +63,27 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(db: str, log: Path, *extra: str) -> LiveServer:
-    """``convection server`` on a free loopback port, once it answers /healthz."""
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CONVECTION_")}
-    env["CONVECTION_CONFIG"] = str(log.parent / "absent.toml")
+def start_server(
+    db: str,
+    log: Path,
+    *extra: str,
+    auth: bool = False,
+    port: int | None = None,
+    env: Mapping[str, str] | None = None,
+) -> LiveServer:
+    """``convection server`` on a loopback port, once it answers /healthz;
+    with ``--no-auth`` unless ``auth`` (then requests need tokens). The
+    one place every test (``tests/cli`` too) starts a real server: a fixed
+    ``port`` lets a restarted server keep URLs already handed out, and
+    ``env`` adds settings over a clean environment."""
+    port = free_port() if port is None else port
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("CONVECTION_")},
+        "CONVECTION_CONFIG": str(log.parent / "absent.toml"),
+        **(env or {}),
+    }
     argv = [str(Path(sys.executable).parent / "convection"), "server"]
-    argv += ["--bind", f"127.0.0.1:{port}", "--db", db, "--no-auth", *extra]
+    argv += ["--bind", f"127.0.0.1:{port}", "--db", db, *([] if auth else ["--no-auth"]), *extra]
     with log.open("ab") as sink:
         process = subprocess.Popen(argv, stdout=sink, stderr=sink, env=env)
     server = LiveServer(f"http://127.0.0.1:{port}", db, log, process)
@@ -86,6 +109,38 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     live.stop()
 
 
+@dataclass
+class AuthServer:
+    """A live server with token authentication, and a way to mint tokens
+    for it: straight into its store, as ``convection token create`` does."""
+
+    live: LiveServer
+    tokens: Tokens
+
+    def mint(self, project: str, role: Role = Role.MEMBER) -> str:
+        return self.tokens.issue(project, role).secret
+
+    def client(self, project: str, secret: str) -> httpx.Client:
+        return httpx.Client(
+            base_url=self.live.endpoint(project), headers={"X-Auth-Token": secret}, timeout=30
+        )
+
+
+@pytest.fixture(scope="session")
+def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthServer]:
+    """One token-authenticated server for the session (tests keep to
+    projects of their own)."""
+    base = tmp_path_factory.mktemp("api-auth")
+    db = f"sqlite:///{base / 'stacks.db'}"
+    live = start_server(db, base / "server.log", auth=True)
+    store = SQLStore(db)
+    try:
+        yield AuthServer(live, Tokens(store))
+    finally:
+        live.stop()
+        store.close()
+
+
 @pytest.fixture
 def project() -> str:
     return f"p-{uuid.uuid4().hex[:10]}"
@@ -109,16 +164,53 @@ def http(server: LiveServer, project: str) -> Iterator[httpx.Client]:
 Settle = Callable[[Client, str], Any]
 
 
-def _settle(heat: Client, stack_id: str, timeout: float = SETTLE_SECONDS) -> Any:
-    """The stack once its operation has ended."""
+def wait_for(check: Callable[[], Any], what: str, timeout: float = SETTLE_SECONDS) -> Any:
+    """``check()``'s first truthy answer, polled; a failure naming ``what``
+    once ``timeout`` passes (the one polling loop the API tests share)."""
     deadline = time.monotonic() + timeout
     while True:
-        stack = heat.stacks.get(stack_id)
-        if not stack.stack_status.endswith("IN_PROGRESS"):
-            return stack
+        found = check()
+        if found:
+            return found
         if time.monotonic() > deadline:
-            raise AssertionError(f"stack still {stack.stack_status} after {timeout} s")
-        time.sleep(0.2)
+            raise AssertionError(f"{what}: not in {timeout} s")
+        time.sleep(0.1)
+
+
+def _settle(heat: Client, stack_id: str, timeout: float = SETTLE_SECONDS) -> Any:
+    """The stack once its operation has ended."""
+
+    def ended() -> Any:
+        stack = heat.stacks.get(stack_id)
+        return None if stack.stack_status.endswith("IN_PROGRESS") else stack
+
+    return wait_for(ended, f"stack {stack_id} settled", timeout)
+
+
+def settled(http: httpx.Client, path: str, timeout: float = SETTLE_SECONDS) -> dict[str, Any]:
+    """The show body at ``path`` (``/stacks/...``, redirects followed) once
+    the stack's operation has ended: heatclient's wait, over plain HTTP."""
+
+    def ended() -> dict[str, Any] | None:
+        response = http.get(path, follow_redirects=True)
+        assert response.status_code == 200, response.text
+        stack: dict[str, Any] = response.json()["stack"]
+        return None if stack["stack_status"].endswith("IN_PROGRESS") else stack
+
+    found: dict[str, Any] = wait_for(ended, f"stack {path} settled", timeout)
+    return found
+
+
+def heat_fault(response: httpx.Response, code: int, kind: str | None = None) -> dict[str, Any]:
+    """Heat's error body, checked for status, shape and (if given) class."""
+    assert response.status_code == code, (response.request.url, response.text)
+    body: dict[str, Any] = response.json()
+    assert set(body) == {"code", "title", "explanation", "error"} and body["code"] == code, body
+    assert set(body["error"]) == {"message", "type", "traceback"}, body
+    assert body["error"]["traceback"] is None
+    if kind is not None:
+        assert body["error"]["type"] == kind, body
+    return body
 
 
 @pytest.fixture
@@ -132,11 +224,7 @@ def until() -> Callable[[Callable[[], bool]], None]:
     """Waits for a condition (polling)."""
 
     def wait(check: Callable[[], bool]) -> None:
-        deadline = time.monotonic() + SETTLE_SECONDS
-        while not check():
-            if time.monotonic() > deadline:
-                raise AssertionError("condition not met in time")
-            time.sleep(0.2)
+        wait_for(check, "condition")
 
     return wait
 

@@ -7,6 +7,8 @@ from typing import Any
 
 import httpx
 
+from .conftest import heat_fault as _fault
+
 BAD_TEMPLATE = """\
 heat_template_version: 2018-08-31
 resources:
@@ -18,18 +20,6 @@ resources:
       lenght: 8
 """
 GOOD_TEMPLATE = "heat_template_version: 2018-08-31\nresources:\n  r: {type: OS::Heat::None}\n"
-
-
-def _fault(response: httpx.Response, code: int, kind: str) -> dict[str, Any]:
-    """The body, after checking it is Heat's error body for ``code``."""
-    assert response.status_code == code, response.text
-    body = response.json()
-    assert set(body) == {"code", "title", "explanation", "error"}
-    assert body["code"] == code
-    assert set(body["error"]) == {"message", "type", "traceback"}
-    assert body["error"]["type"] == kind
-    assert body["error"]["traceback"] is None
-    return body
 
 
 def _create(http: httpx.Client, name: str, template: str = GOOD_TEMPLATE) -> httpx.Response:
@@ -127,9 +117,9 @@ def test_bad_actions_are_400(http: httpx.Client) -> None:
 
 def test_unknown_resource_and_type_are_404(http: httpx.Client) -> None:
     stack_id = _create(http, "res").json()["stack"]["id"]
-    _fault(http.get(f"/stacks/res/{stack_id}/resources/nope"), 404, "EntityNotFound")
+    _fault(http.get(f"/stacks/res/{stack_id}/resources/nope"), 404, "ResourceNotFound")
     _fault(http.get("/resource_types/OS::Nope::Nothing"), 404, "ResourceTypeNotFound")
-    _fault(http.get(f"/stacks/res/{stack_id}/outputs/nope"), 404, "EntityNotFound")
+    _fault(http.get(f"/stacks/res/{stack_id}/outputs/nope"), 404, "NotFound")
 
 
 def test_unknown_route_is_a_heat_shaped_404(http: httpx.Client) -> None:

@@ -7,6 +7,7 @@ import convection.resources.api as api
 EXPECTED = [
     "BASE_ATTRIBUTES",
     "ActionNotSupported",
+    "ApiAccess",
     "AttributeSchema",
     "AttributeType",
     "ChildResource",
@@ -24,6 +25,7 @@ EXPECTED = [
     "ResourcePlugin",
     "SchemaError",
     "SignalPeer",
+    "SoftwareRecords",
     "Token",
     "UpdateAction",
     "UpdateDecision",

@@ -30,6 +30,7 @@ BUILTINS = [
     "OS::Heat::AutoScalingGroup",
     "OS::Heat::CloudConfig",
     "OS::Heat::Delay",
+    "OS::Heat::DeployedServer",
     "OS::Heat::MultipartMime",
     "OS::Heat::None",
     "OS::Heat::RandomString",

@@ -86,4 +86,6 @@ def test_migrations_ship_with_the_package() -> None:
         "0001_initial.py",
         "0002_nested_stacks.py",
         "0003_traversal_lease.py",
+        "0004_api_tokens.py",
+        "0005_software.py",
     ]

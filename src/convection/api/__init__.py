@@ -8,7 +8,16 @@ Heat's JSON.
 """
 
 from convection.api.app import create_app
-from convection.api.auth import Authenticator, OpenAccess, Principal, Role
+from convection.api.auth import Authenticator, OpenAccess, Principal, TokenAuthenticator
 from convection.api.settings import ApiSettings
+from convection.tokens import Role
 
-__all__ = ["ApiSettings", "Authenticator", "OpenAccess", "Principal", "Role", "create_app"]
+__all__ = [
+    "ApiSettings",
+    "Authenticator",
+    "OpenAccess",
+    "Principal",
+    "Role",
+    "TokenAuthenticator",
+    "create_app",
+]

@@ -17,6 +17,8 @@ from convection.api.routers import (
     events,
     resources,
     service_info,
+    signal_urls,
+    software,
     stack_data,
     stacks,
     templates,
@@ -27,6 +29,7 @@ from convection.stacks import Stacks
 #: Order matters only where paths overlap: stack routes first, so
 #: ``/stacks/preview`` and ``/stacks/detail`` are not taken for names.
 ROUTERS = (
+    signal_urls.router,  # /v1/signal/..., /v1/waitcondition/...: before /v1/{tenant_id}
     stacks.router,
     stack_data.router,
     actions.router,
@@ -73,5 +76,6 @@ def create_app(
     errors.install(app)
     for router in ROUTERS:
         app.include_router(router)
+    software.install(app)
     app.add_middleware(AccessLog, enabled=settings.access_log)
     return app

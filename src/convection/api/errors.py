@@ -24,8 +24,21 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
-from convection.errors import Conflict, ConvectionError, InvalidInput, LimitExceeded, NotFound
+from convection.errors import (
+    ActionInProgress,
+    Conflict,
+    ConvectionError,
+    InvalidInput,
+    LimitExceeded,
+    NotFound,
+    NotSupported,
+    ResourceActionNotSupported,
+    ResourceNotAvailable,
+    ResourceNotFound,
+    StackExists,
+)
 
 log = logging.getLogger("convection.api")
 
@@ -54,13 +67,16 @@ STATUS_TEXT: dict[int, tuple[str, str]] = {
     ),
 }
 
-#: Heat's exception class for a Conflict, by a phrase of its message:
-#: Heat answers some of these 409 and others 400 (``NotSupported``).
-_CONFLICT_TYPES: tuple[tuple[str, int, str], ...] = (
-    ("already exists", 409, "StackExists"),
-    ("in progress", 409, "ActionInProgress"),
-    ("does not accept signals", 400, "ResourceActionNotSupported"),
-    ("not supported", 400, "NotSupported"),
+#: Heat's status and exception class for each of the service's typed
+#: errors, most specific first (``classify`` takes the first match).
+_TYPED: tuple[tuple[type[ConvectionError], int, str], ...] = (
+    (ResourceNotFound, 404, "ResourceNotFound"),
+    (StackExists, 409, "StackExists"),
+    (ActionInProgress, 409, "ActionInProgress"),
+    (ResourceNotAvailable, 404, "ResourceNotAvailable"),
+    (ResourceActionNotSupported, 400, "ResourceActionNotSupported"),
+    (NotSupported, 400, "NotSupported"),
+    (Conflict, 409, "Conflict"),
 )
 
 
@@ -96,6 +112,9 @@ def fault(
 
 def classify(exc: ConvectionError) -> ApiError:
     """The status and Heat class for one of the service's errors."""
+    for cls, code, kind in _TYPED:
+        if isinstance(exc, cls):
+            return ApiError(code, str(exc), kind)
     if isinstance(exc, NotFound):
         kind = "ResourceTypeNotFound" if exc.kind == "Resource Type" else "EntityNotFound"
         return ApiError(404, str(exc), kind)
@@ -103,12 +122,6 @@ def classify(exc: ConvectionError) -> ApiError:
         return ApiError(400, _diagnostics_text(exc), "RequestLimitExceeded")
     if isinstance(exc, InvalidInput):
         return ApiError(400, _diagnostics_text(exc), "StackValidationFailed")
-    if isinstance(exc, Conflict):
-        text = str(exc)
-        for phrase, code, kind in _CONFLICT_TYPES:
-            if phrase in text:
-                return ApiError(code, text, kind)
-        return ApiError(409, text, "Conflict")
     return ApiError(400, str(exc), "StackValidationFailed")
 
 
@@ -134,7 +147,10 @@ def install(app: FastAPI) -> None:
         assert isinstance(exc, StarletteHTTPException)
         message = exc.detail if isinstance(exc.detail, str) else str(exc.detail)
         kind = "HTTP" + STATUS_TEXT.get(exc.status_code, ("Error", ""))[0].replace(" ", "")
-        return fault(exc.status_code, message, kind, headers=exc.headers)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ",".join(allowed_methods(request))
+        return fault(exc.status_code, message, kind, headers=headers or None)
 
     async def invalid_request(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
@@ -150,6 +166,17 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(Exception, unexpected)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at the request's path: Heat's
+    ``Allow`` on a 405 (Starlette names only the first route's)."""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in ("GET", "POST", "PUT", "PATCH", "DELETE")
+        if any(r.matches({**request.scope, "method": method})[0] == Match.FULL for r in routes)
+    ]
 
 
 def _validation_problem(error: Any) -> str:

@@ -32,12 +32,25 @@ def with_stack_links(request: Request, tenant: str, stack: dict[str, Any]) -> di
     return out
 
 
-def with_resource_links(request: Request, tenant: str, resource: dict[str, Any]) -> dict[str, Any]:
+def with_resource_links(
+    request: Request,
+    tenant: str,
+    resource: dict[str, Any],
+    nested: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """A resource view as Heat's API shows it: its stack only in ``links``
+    (heatclient reads the stack name from the ``stack`` link), and a
+    ``nested`` link to ``nested`` (``id``, ``stack_name``), the stack the
+    resource owns, if any."""
     out = dict(resource)
     stack_id = str(out.pop("stack_identity", ""))
-    url = stack_url(request, tenant, str(out.get("stack_name", "")), stack_id)
+    url = stack_url(request, tenant, str(out.pop("stack_name", "")), stack_id)
     name = quote(str(out["resource_name"]), safe="")
-    out["links"] = [self_link(f"{url}/resources/{name}"), {"href": url, "rel": "stack"}]
+    links = [self_link(f"{url}/resources/{name}"), {"href": url, "rel": "stack"}]
+    if nested is not None:
+        child = stack_url(request, tenant, str(nested["stack_name"]), str(nested["id"]))
+        links.append({"href": child, "rel": "nested"})
+    out["links"] = links
     return out
 
 
@@ -45,6 +58,10 @@ def with_event_links(
     request: Request, tenant: str, stack_name: str, stack_id: str, event: dict[str, Any]
 ) -> dict[str, Any]:
     out = dict(event)
+    out.pop("stack_identity", None)
+    out.pop("stack_name", None)
+    # Heat's event has no physical id (null) until the resource has one.
+    out["physical_resource_id"] = out.get("physical_resource_id") or None
     url = stack_url(request, tenant, stack_name, stack_id)
     name = quote(str(out.get("resource_name") or stack_name), safe="")
     out["links"] = [

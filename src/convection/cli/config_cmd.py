@@ -9,11 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 import typer
+from pydantic import SecretStr
 
 from convection.cli.context import invocation, redact_url
 from convection.cli.output import Format, emit
 from convection.cli.stack_common import FormatOpt, cell, print_table
 from convection.config import Settings
+from convection.stack_views import MASK
 
 app = typer.Typer(help="Configuration.", no_args_is_help=True)
 
@@ -26,6 +28,8 @@ def effective_rows(settings: Settings, sources: dict[str, str]) -> dict[str, dic
         value = getattr(settings, name)
         if name == "db":
             value = redact_url(settings.db_url())
+        elif isinstance(value, SecretStr):  # --token: whether one is set, never what
+            value = MASK
         out[name] = {
             "value": value,
             "source": sources.get(name, "default"),

@@ -10,23 +10,36 @@ Precedence is :func:`convection.config.load_settings`'s (default < file <
 ``CONVECTION_*`` < flag); the options are passed in as flags, never read
 from the environment by Typer, so ``config show`` can say where each value
 came from.
+
+With a server URL (``--url``, ``CONVECTION_URL`` or the file's ``url``),
+:attr:`Invocation.stacks` is a :class:`~convection.cli.remote.RemoteStacks`
+that calls the server's REST API instead: both kinds of service satisfy
+:class:`StackService`, the methods the commands call, so every command's
+output and exit code are the same in both modes. Commands that need the
+store itself (engine, server, token) use :attr:`Invocation.local_stacks`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import typer
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from convection.compiler import StackInputs
 from convection.config import Effective, Settings, load_settings
 from convection.engine import EngineConfig
+from convection.stack_inputs import StackPatch
 from convection.stacks import Stacks, StacksConfig
 from convection.store.api import Store
 from convection.store.sql import default_url, open_store
+
+if TYPE_CHECKING:
+    from convection.cli.remote.stacks import RemoteStacks
 
 
 def redact_url(url: str) -> str:
@@ -35,6 +48,134 @@ def redact_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
         return url
+
+
+Dicts = list[dict[str, Any]]
+
+
+class Runner(Protocol):
+    """What ``--wait`` runs while it polls: the embedded engine, or (against
+    a server, which runs the engine) something that only waits."""
+
+    def run(self, *, until: Callable[[], bool] | None = None) -> Coroutine[Any, Any, None]: ...
+
+
+class StackService(Protocol):
+    """The service the stack commands call: :class:`~convection.stacks.Stacks`
+    in this process, or a server's API through ``RemoteStacks``. Same
+    methods, same return shapes, same exceptions."""
+
+    @property
+    def engine(self) -> Runner: ...
+
+    def show(self, project: str, name_or_id: str) -> dict[str, Any]: ...
+
+    def list(
+        self,
+        project: str | None = None,
+        *,
+        include_deleted: bool = False,
+        show_nested: bool = False,
+        filters: Mapping[str, str | Sequence[str]] | None = None,
+        tags: Sequence[str] = (),
+        tags_any: Sequence[str] = (),
+        not_tags: Sequence[str] = (),
+        not_tags_any: Sequence[str] = (),
+        sort_keys: Sequence[str] = (),
+        sort_dir: Literal["asc", "desc"] = "desc",
+        limit: int | None = None,
+        marker: str | None = None,
+    ) -> Dicts: ...
+
+    def resources(self, project: str, name_or_id: str, *, nested_depth: int = 0) -> Dicts: ...
+
+    def resource(self, project: str, name_or_id: str, resource: str) -> dict[str, Any]: ...
+
+    def events(
+        self,
+        project: str,
+        name_or_id: str,
+        *,
+        resource_name: str | None = None,
+        limit: int | None = None,
+        marker: str | None = None,
+        sort_dir: Literal["asc", "desc"] = "asc",
+        nested_depth: int = 0,
+    ) -> Dicts: ...
+
+    def outputs(self, project: str, name_or_id: str) -> Dicts: ...
+
+    def output(self, project: str, name_or_id: str, key: str) -> dict[str, Any]: ...
+
+    def template(self, project: str, name_or_id: str) -> dict[str, Any]: ...
+
+    def environment(self, project: str, name_or_id: str) -> dict[str, Any]: ...
+
+    def files(self, project: str, name_or_id: str) -> dict[str, str]: ...
+
+    def hook_poll(self, project: str, name_or_id: str, *, nested_depth: int = 0) -> Dicts: ...
+
+    def create(
+        self,
+        project: str,
+        name: str,
+        inputs: StackInputs,
+        *,
+        timeout_mins: int | None = None,
+        enable_rollback: bool = False,
+        tags: Sequence[str] = (),
+    ) -> dict[str, Any]: ...
+
+    def update(
+        self,
+        project: str,
+        name_or_id: str,
+        inputs: StackInputs | StackPatch | None,
+        *,
+        existing: bool = False,
+        clear_parameters: Sequence[str] = (),
+        rollback: bool | None = None,
+        timeout_mins: int | None = None,
+        tags: Sequence[str] | None = None,
+    ) -> dict[str, Any]: ...
+
+    def preview_create(self, project: str, name: str, inputs: StackInputs) -> dict[str, Dicts]: ...
+
+    def preview_update(
+        self,
+        project: str,
+        name_or_id: str,
+        inputs: StackInputs | StackPatch | None,
+        *,
+        existing: bool = False,
+        clear_parameters: Sequence[str] = (),
+    ) -> dict[str, Dicts]: ...
+
+    def delete(self, project: str, name_or_id: str) -> None: ...
+
+    def cancel_update(self, project: str, name_or_id: str, *, rollback: bool = True) -> None: ...
+
+    def check(self, project: str, name_or_id: str) -> None: ...
+
+    def suspend(self, project: str, name_or_id: str) -> None: ...
+
+    def resume(self, project: str, name_or_id: str) -> None: ...
+
+    def mark_unhealthy(
+        self,
+        project: str,
+        name_or_id: str,
+        resource: str,
+        reason: str = "",
+        *,
+        unhealthy: bool = True,
+    ) -> None: ...
+
+    def signal(
+        self, project: str, name_or_id: str, resource: str, data: Mapping[str, Any]
+    ) -> int: ...
+
+    def hook_clear(self, project: str, name_or_id: str, resource: str, hook_type: str) -> int: ...
 
 
 @dataclass(slots=True)
@@ -46,6 +187,7 @@ class Invocation:
     _effective: Effective | None = None
     _store: Store | None = None
     _stacks: Stacks | None = None
+    _remote: RemoteStacks | None = None
 
     @property
     def effective(self) -> Effective:
@@ -68,7 +210,27 @@ class Invocation:
         return self.settings.db or default_url()
 
     @property
-    def stacks(self) -> Stacks:
+    def remote(self) -> bool:
+        """Whether the stack commands go to a server (``--url``)."""
+        return self.settings.url is not None
+
+    @property
+    def stacks(self) -> StackService:
+        """The server's API with ``--url``; otherwise the store, here."""
+        if not self.remote:
+            return self.local_stacks
+        if self._remote is None:
+            from convection.cli.remote.stacks import RemoteStacks  # httpx only when needed
+
+            settings = self.settings
+            token = settings.token.get_secret_value() if settings.token else None
+            assert settings.url is not None
+            self._remote = RemoteStacks(settings.url, token, limits=settings.limits())
+        return self._remote
+
+    @property
+    def local_stacks(self) -> Stacks:
+        """The service over this process's store (opened on first use)."""
         if self._stacks is None:
             settings = self.settings
             config = StacksConfig(
@@ -76,6 +238,7 @@ class Invocation:
                 engine=EngineConfig(
                     concurrency=settings.concurrency,
                     lease_seconds=float(settings.engine_lease_seconds),
+                    api_url=settings.api_url,
                 ),
                 default_timeout_mins=settings.stack_timeout_mins,
             )
@@ -83,12 +246,22 @@ class Invocation:
             self._stacks = Stacks(self._store, config=config)
         return self._stacks
 
+    def default(self, name: str, value: Any) -> None:
+        """Use ``value`` for option ``name`` unless a file, the environment
+        or a flag set it (``convection server`` defaults ``api_url`` to its
+        bind address). Call before :attr:`stacks` is built."""
+        if getattr(self.settings, name) is None:
+            self.flags[name] = value
+            self._effective = None
+
     def command(self) -> str:
         """``convection`` with the global flags this run was given, for
         hints a user can paste (values from env or a file still apply)."""
         parts = ["convection"]
         if self.flags.get("db"):
             parts += ["--db", redact_url(str(self.flags["db"]))]
+        if self.flags.get("url"):
+            parts += ["--url", str(self.flags["url"])]
         if self.flags.get("project"):
             parts += ["--project", str(self.flags["project"])]
         if self.config_file is not None:
@@ -96,6 +269,9 @@ class Invocation:
         return " ".join(parts)
 
     def close(self) -> None:
+        if self._remote is not None:
+            self._remote.close()
+            self._remote = None
         if self._store is not None:
             self._store.close()
             self._store = None

@@ -110,7 +110,7 @@ def engine(
     inv = invocation(ctx)
     if concurrency is not None:
         inv.flags["concurrency"] = concurrency
-    stacks = inv.stacks
+    stacks = inv.local_stacks
     owner = stacks.engine.config.owner
     stdout.print(
         f"Engine {owner} on {redact_url(inv.db_url)}"

@@ -1,7 +1,8 @@
 """Entry point: ``convection``.
 
 Exit codes: 0 on success, 1 on any user error (bad input, bad usage, a
-failed operation). No user error prints a traceback.
+failed operation), 2 for a command that cannot run against a server
+(``--url``) and for a bug. No user error prints a traceback.
 """
 
 from __future__ import annotations
@@ -14,10 +15,19 @@ from typing import Annotated
 import click
 import typer
 
-from convection.cli import config_cmd, deploy, engine_cmd, server_cmd, stack
+from convection.cli import (
+    agent_cmd,
+    config_cmd,
+    deploy,
+    engine_cmd,
+    server_cmd,
+    stack,
+    token_cmd,
+)
 from convection.cli import template as template_cmds
 from convection.cli.context import Invocation
 from convection.cli.output import Format, print_diagnostics, stderr
+from convection.cli.remote import LOCAL_ONLY, refuse_local_only
 from convection.errors import ConvectionError, InvalidInput
 
 app = typer.Typer(
@@ -31,8 +41,10 @@ app.add_typer(stack.app, name="stack")
 app.command("deploy")(deploy.deploy)
 app.command("engine")(engine_cmd.engine)
 app.command("server")(server_cmd.server)
+app.command("agent")(agent_cmd.agent)
 app.add_typer(template_cmds.app, name="template")
 app.add_typer(config_cmd.app, name="config")
+app.add_typer(token_cmd.app, name="token")
 
 
 @app.callback()
@@ -68,11 +80,35 @@ def global_options(
             show_default=False,
         ),
     ] = None,
+    url: Annotated[
+        str | None,
+        typer.Option(
+            "--url",
+            metavar="URL",
+            help="Work against a `convection server` (http://HOST:PORT) instead of a "
+            "local store; env CONVECTION_URL.",
+            show_default=False,
+        ),
+    ] = None,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            "--token",
+            metavar="TOKEN",
+            help="X-Auth-Token for --url; env CONVECTION_TOKEN (safer: not in the "
+            "process list). Never printed.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Nothing is opened here: settings and the store are built when a
-    command first needs them (see :mod:`convection.cli.context`)."""
-    ctx.obj = Invocation(config_file=config, flags={"db": db, "project": project})
+    command first needs them (see :mod:`convection.cli.context`). Only a
+    command that needs a store, given a server URL, is refused here."""
+    flags = {"db": db, "project": project, "url": url, "token": token}
+    ctx.obj = Invocation(config_file=config, flags=flags)
     ctx.call_on_close(ctx.obj.close)
+    if ctx.invoked_subcommand in LOCAL_ONLY:
+        refuse_local_only(ctx.invoked_subcommand, ctx.obj.settings.url)
 
 
 def main() -> None:

@@ -14,6 +14,11 @@ on has settled (any rollback included), or when the user presses Ctrl-C:
 On a terminal the display is live (Rich): counts by state, the resources in
 flight, failures with their reasons, elapsed time. Anywhere else it prints
 heatclient's event log lines, which read well in CI logs.
+
+Against a server (``--url``) the server runs the engine: the same loop
+polls the API and draws the same progress, with a
+:class:`~convection.cli.remote.watch.ServerWatch` where the engine was; it
+backs off while nothing changes, and Ctrl-C only stops the watching.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from convection.stacks import Stacks
+from convection.cli.context import StackService
+from convection.cli.remote.watch import ServerWatch, backoff
 
 #: Bounds of the polling interval (seconds); it grows when a poll is slow,
 #: so drawing never takes more than about a fifth of the engine's loop.
@@ -105,7 +111,7 @@ class EventFeed:
     poll, not O(every event)."""
 
     def __init__(
-        self, stacks: Stacks, project: str, stack_id: str, *, resource: str | None = None
+        self, stacks: StackService, project: str, stack_id: str, *, resource: str | None = None
     ) -> None:
         self._stacks = stacks
         self._project = project
@@ -278,7 +284,7 @@ def make_view(console: Console) -> View:
 
 
 def wait_for(
-    stacks: Stacks,
+    stacks: StackService,
     project: str,
     targets: Sequence[Target],
     console: Console,
@@ -321,7 +327,7 @@ class StopSwitch:
 class _Watch:
     def __init__(
         self,
-        stacks: Stacks,
+        stacks: StackService,
         project: str,
         targets: tuple[Target, ...],
         view: View,
@@ -335,6 +341,10 @@ class _Watch:
         self.stop = StopSwitch()
         self.settled = False
         self.started = time.monotonic()
+        #: A server does the work: nothing here to stop, polls to spare.
+        self.remote = isinstance(stacks.engine, ServerWatch)
+        self.quiet_polls = 0
+        self.seen: tuple[Any, ...] = ()
 
     def until(self) -> bool:
         """The engine's stop condition: read from the last poll, so the
@@ -354,7 +364,7 @@ class _Watch:
                 if engine.done():
                     break
                 spent = time.monotonic() - began
-                await asyncio.wait({engine}, timeout=min(MAX_POLL, max(MIN_POLL, 4 * spent)))
+                await asyncio.wait({engine}, timeout=self.interval(spent, frame))
         finally:
             restore()
         failure = None if engine.cancelled() else engine.exception()
@@ -362,11 +372,27 @@ class _Watch:
             raise failure
         return frame, self.stop.requested
 
+    def interval(self, spent: float, frame: Frame) -> float:
+        """Seconds to the next poll: a few times what the last one took;
+        against a server, longer after each poll that saw nothing new."""
+        base = min(MAX_POLL, max(MIN_POLL, 4 * spent))
+        if not self.remote:
+            return base
+        seen = (
+            tuple(s["stack_status"] for s in frame.stacks),
+            tuple(r["resource_status"] for rows in frame.resources.values() for r in rows),
+            tuple(len(h) for h in frame.hooks.values()),
+        )
+        changed = bool(frame.events) or seen != self.seen
+        self.seen = seen
+        self.quiet_polls = 0 if changed else self.quiet_polls + 1
+        return backoff(base, self.quiet_polls, MAX_POLL)
+
     def poll(self) -> Frame:
         frame = Frame(
             elapsed=time.monotonic() - self.started,
             stacks=[self.stacks.show(self.project, t.stack_id) for t in self.targets],
-            stopping=self.stop.requested,
+            stopping=self.stop.requested and not self.remote,
         )
         if self.view.needs_resources:
             for t in self.targets:
@@ -413,4 +439,13 @@ def resume_hint(result: WaitResult, command: str) -> str:
     if names:
         lines.append(f"  {command} stack wait {names}")
     lines.append(f"  {command} engine --until-idle")
+    return "\n".join(lines)
+
+
+def rewatch_hint(result: WaitResult, command: str) -> str:
+    """After Ctrl-C against a server: only the watching stopped."""
+    names = " ".join(s["stack_name"] for s in result.stacks if in_progress(s))
+    lines = ["Stopped watching. The server goes on with the operation."]
+    if names:
+        lines += ["To watch it again:", f"  {command} stack wait {names}"]
     return "\n".join(lines)

@@ -5,20 +5,27 @@ as it starts. SIGINT or SIGTERM stops the server gracefully: no new
 requests, the engine stops starting work and running jobs record their
 outcome, so whatever is left is resumed by the next server or engine.
 
-``--no-auth`` accepts any token and takes the project from the URL; it is
-refused unless the server listens on a loopback address only.
+Every request needs an ``X-Auth-Token`` made by ``convection token create``
+on the same store (:mod:`convection.tokens`); the token's project and role
+decide what it may do. ``--no-auth`` accepts any token and takes the project
+from the URL; it is refused unless the server listens on a loopback address
+only. The startup log says which mode runs (and never shows a token).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import logging
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from convection.cli.context import invocation, redact_url
 from convection.errors import InvalidInput
+from convection.store.api import Store
+
+if TYPE_CHECKING:
+    from convection.api import Authenticator
 
 log = logging.getLogger("convection.server")
 
@@ -62,17 +69,14 @@ def server(
     ] = False,
 ) -> int:
     """Serve Heat's orchestration API v1 (python-heatclient and `openstack stack`
-    work against it) and run the engine. OpenAPI documentation is at /docs,
-    health at /healthz."""
+    work against it) and run the engine. Requests need an X-Auth-Token from
+    `convection token create` on the same --db. OpenAPI documentation is at
+    /docs, health at /healthz."""
     host, port = parse_bind(bind)
     if no_auth and not is_loopback(host):
         raise InvalidInput.single(
             f"--no-auth is refused on {host}: it would let anyone on the network act in any "
             "project. Bind to a loopback address (127.0.0.1, ::1) or drop --no-auth."
-        )
-    if not no_auth:
-        raise InvalidInput.single(
-            "token authentication is not available yet; run with --no-auth on a loopback address"
         )
     # Imported here: every other command starts faster without the web stack.
     import uvicorn
@@ -83,17 +87,59 @@ def server(
     inv = invocation(ctx)
     if db is not None:
         inv.flags["db"] = db
-    stacks = inv.stacks
+    # Signal URLs (a handle's curl_cli) point here unless CONVECTION_API_URL
+    # names the address machines outside reach (a proxy, a 0.0.0.0 bind).
+    inv.default("api_url", f"http://{bind}")
+    stacks = inv.local_stacks
     api_logs.configure()
-    app = create_app(stacks, ApiSettings())
+    authenticator = _authenticator(stacks.store, no_auth=no_auth)
+    app = create_app(stacks, ApiSettings(), authenticator=authenticator)
     log.info(
-        "Convection API on http://%s:%d/v1/{project} (store %s, no auth)",
+        "Convection API on http://%s:%d/v1/{project} (store %s, %s)",
         bind.rpartition(":")[0],
         port,
         redact_url(inv.db_url),
+        "no auth" if no_auth else "token auth",
     )
+    if not no_auth:
+        _hint_without_tokens(stacks.store, inv.command())
     config = uvicorn.Config(
         app, host=host, port=port, log_config=None, access_log=False, lifespan="on"
     )
     uvicorn.Server(config).run()
     return 0
+
+
+def _authenticator(store: Store, *, no_auth: bool) -> Authenticator:
+    """Tokens from the server's own store, unless ``--no-auth``.
+
+    Each request verifies its token against the store, so a token made or
+    revoked by ``convection token`` in another process counts at once.
+    """
+    from convection.api import OpenAccess, TokenAuthenticator
+    from convection.tokens import Tokens
+
+    return OpenAccess() if no_auth else TokenAuthenticator(Tokens(store))
+
+
+def _hint_without_tokens(store: Store, command: str) -> None:
+    """A server no one can use yet says how to let someone in: no live
+    project token (narrowed ones only signal or serve an agent)."""
+    from datetime import UTC, datetime
+
+    from convection.tokens import Tokens
+
+    now = datetime.now(UTC)
+    usable = (
+        t.revoked_at is None
+        and (t.expires_at is None or t.expires_at > now)
+        and t.resource_name is None
+        and t.server_id is None
+        for t in Tokens(store).list()
+    )
+    if not any(usable):
+        log.warning(
+            "no API tokens exist yet; every request will get 401. Make one with: "
+            "%s token create --project PROJECT --role admin",
+            command,
+        )

@@ -4,6 +4,7 @@ Create, update and delete record the operation and return at once, as
 Heat's API does; the work happens when an engine runs: ``convection
 engine``, or any command given ``--wait``, which runs the engine in its own
 process and shows progress until the operation (and any rollback) ends.
+With ``--url`` a server runs the engine and ``--wait`` only watches.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from convection.cli import (
     stack_resource,
     stack_stored,
 )
-from convection.cli.context import Invocation, invocation
+from convection.cli.context import Invocation, StackService, invocation
 from convection.cli.output import Format, emit, print_diagnostics, stderr, stdout
 from convection.cli.progress import (
     EventFeed,
@@ -32,6 +33,7 @@ from convection.cli.progress import (
     WaitResult,
     in_progress,
     resume_hint,
+    rewatch_hint,
     wait_for,
 )
 from convection.cli.stack_common import (
@@ -55,11 +57,10 @@ from convection.cli.stack_common import (
 from convection.compiler import StackInputs
 from convection.errors import InvalidInput, NotFound
 from convection.stack_inputs import StackPatch
-from convection.stacks import Stacks
 
 _LATER = (
     " Without --wait the operation is recorded and this returns at once; the work is done"
-    " by `convection engine` or by any command run with --wait."
+    " by `convection engine` or by any command run with --wait (with --url, by the server)."
 )
 
 app = typer.Typer(help="Stacks: create, update, delete, inspect.", no_args_is_help=True)
@@ -75,7 +76,11 @@ app.command("list")(stack_list.list_stacks)
 RequiredTemplateOpt = Annotated[Path, typer.Option("-t", "--template", help="Template file.")]
 WaitOpt = Annotated[
     bool,
-    typer.Option("--wait", help="Run the engine here and show progress until the operation ends."),
+    typer.Option(
+        "--wait",
+        help="Show progress until the operation ends (running the engine here; "
+        "with --url the server runs it).",
+    ),
 ]
 DryRunOpt = Annotated[
     bool, typer.Option("--dry-run", help="Show what would change; change nothing.")
@@ -158,7 +163,8 @@ def _emit_settled(bodies: list[dict[str, Any]], fmt: Format, rows: bool) -> None
 def report(inv: Invocation, result: WaitResult) -> None:
     """After a wait, on stderr: how to resume, or why each failure failed."""
     if result.interrupted:
-        stderr.print(resume_hint(result, inv.command()), markup=False, highlight=False)
+        hint = rewatch_hint if inv.remote else resume_hint
+        stderr.print(hint(result, inv.command()), markup=False, highlight=False)
         return
     expected = {t.stack_id: t.expect for t in result.targets}
     for s in result.failed():
@@ -458,7 +464,7 @@ def cancel(
 
 
 def _whole_stack(
-    action: str, method: Callable[[Stacks, str, str], None]
+    action: str, method: Callable[[StackService, str, str], None]
 ) -> Callable[[Invocation, str], str]:
     def start(inv: Invocation, name: str) -> str:
         method(inv.stacks, inv.project, name)
@@ -472,7 +478,9 @@ def check(
     ctx: typer.Context, names: StacksArg, wait: WaitOpt = False, fmt: FormatOpt = Format.table
 ) -> int:
     """Check that every resource still exists as recorded."""
-    return _act(ctx, names, _whole_stack("CHECK", Stacks.check), wait=wait, fmt=fmt)
+    return _act(
+        ctx, names, _whole_stack("CHECK", lambda s, p, n: s.check(p, n)), wait=wait, fmt=fmt
+    )
 
 
 @app.command("suspend")
@@ -480,7 +488,9 @@ def suspend(
     ctx: typer.Context, names: StacksArg, wait: WaitOpt = False, fmt: FormatOpt = Format.table
 ) -> int:
     """Suspend every resource of the stacks."""
-    return _act(ctx, names, _whole_stack("SUSPEND", Stacks.suspend), wait=wait, fmt=fmt)
+    return _act(
+        ctx, names, _whole_stack("SUSPEND", lambda s, p, n: s.suspend(p, n)), wait=wait, fmt=fmt
+    )
 
 
 @app.command("resume")
@@ -488,7 +498,9 @@ def resume(
     ctx: typer.Context, names: StacksArg, wait: WaitOpt = False, fmt: FormatOpt = Format.table
 ) -> int:
     """Resume suspended stacks."""
-    return _act(ctx, names, _whole_stack("RESUME", Stacks.resume), wait=wait, fmt=fmt)
+    return _act(
+        ctx, names, _whole_stack("RESUME", lambda s, p, n: s.resume(p, n)), wait=wait, fmt=fmt
+    )
 
 
 @app.command("wait")

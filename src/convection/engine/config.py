@@ -26,5 +26,9 @@ class EngineConfig:
     scan_seconds: float = 0.2
     #: What child stacks may add: nesting depth and resources per tree.
     limits: Limits = DEFAULT_LIMITS
+    #: The REST API's base URL as outsiders reach it (``Settings.api_url``).
+    #: Set, plugins get ``ctx.api`` and mint signal URLs against it; None,
+    #: handles fall back to ``convection stack resource signal`` commands.
+    api_url: str | None = None
     #: Who holds the leases; unique per engine instance.
     owner: str = field(default_factory=lambda: f"engine-{uuid.uuid4().hex[:12]}")

@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from convection.engine.journal import Journal
+from convection.engine.software_port import StoreSoftware
 from convection.engine.view import StackView
 from convection.hot.parameters import ParameterValues
 from convection.plan.resolve import reference_id
-from convection.resources._context import Peer
+from convection.resources._context import ApiAccess, Peer
 from convection.resources._nested import NestedStacks
 from convection.resources._plugin import ResourceFailure
 from convection.store.api import AppendEvent, ResourceRecord, UpdateResource
@@ -58,6 +59,7 @@ class EngineContext:
         "_traversal_id",
         "_view",
         "action",
+        "api",
         "operation_id",
         "previous_properties",
         "secrets",
@@ -80,6 +82,7 @@ class EngineContext:
         stack_timeout: float | None = None,
         nested: NestedStacks | None = None,
         secrets: tuple[str, ...] = (),
+        api: ApiAccess | None = None,
     ) -> None:
         self._row = row
         self._nested = nested
@@ -93,6 +96,7 @@ class EngineContext:
         self.update_policy = update_policy
         self.stack_timeout = stack_timeout
         self.secrets = secrets
+        self.api = api
 
     @property
     def row(self) -> ResourceRecord:
@@ -124,6 +128,11 @@ class EngineContext:
 
     def now(self) -> float:
         return time.time()
+
+    @property
+    def software(self) -> StoreSoftware:
+        """This stack's rows in Heat's software API (``engine/software_port``)."""
+        return StoreSoftware(self._journal.store, self._row.stack_id, self._row.name)
 
     @property
     def nested(self) -> NestedStacks:

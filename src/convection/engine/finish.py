@@ -7,7 +7,8 @@ Heat's reasons are kept word for word where users and scripts match them:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -26,6 +27,7 @@ from convection.store.api import (
     UpdateStack,
     UpdateTraversal,
 )
+from convection.tokens import Tokens
 
 #: Converging actions that roll back on failure when rollback is enabled.
 ROLLS_BACK = frozenset({Action.CREATE, Action.UPDATE})
@@ -49,6 +51,52 @@ def final_state(run: TraversalRun) -> tuple[str, str]:
 
 def finish(run: TraversalRun, start_rollback: StartRollback) -> None:
     """Write the stack's final state; roll back if that is what it asks."""
+    finish_many([run], start_rollback)
+
+
+@dataclasses.dataclass(slots=True)
+class _Ending:
+    run: TraversalRun
+    status: str
+    fields: dict[str, Any]
+    changes: list[Change]
+
+
+def finish_many(runs: Sequence[TraversalRun], start_rollback: StartRollback) -> None:
+    """:func:`finish` for every run of ``runs``, their final states written
+    in one transaction (``Store.apply_many``): a group's members end by the
+    hundred. If that fails, each is written on its own, as before."""
+    if not runs:
+        return
+    ends = [_ending(run) for run in runs]
+    if len(ends) == 1:
+        stale = [_apply(ends[0])]
+    else:
+        try:
+            stale = runs[0].store.apply_many([(e.run.id, e.changes) for e in ends])
+        except Exception:  # one by one finds (and raises) the one at fault
+            stale = [_apply(e) for e in ends]
+    done = [end for end, left_out in zip(ends, stale, strict=True) if not left_out]
+    _uncount(done)
+    for end in done:
+        _after(end, start_rollback)
+
+
+def _uncount(ends: Sequence[_Ending]) -> None:
+    """Deleted children's resources no longer count toward their tree's
+    limit: one conditional UPDATE per root, not per child."""
+    freed: dict[str, int] = {}
+    for end in ends:
+        stack = end.run.stack
+        deleted = (end.run.traversal.action, end.status) == (Action.DELETE, Status.COMPLETE)
+        if deleted and stack.parent_id is not None and stack.root_id:
+            freed[stack.root_id] = freed.get(stack.root_id, 0) + stack.resource_count
+    for root_id, count in freed.items():
+        ends[0].run.store.reserve_resources(root_id, -count, -1)
+
+
+def _ending(run: TraversalRun) -> _Ending:
+    """The final state's changes (nothing written yet but revoked tokens)."""
     status, reason = final_state(run)
     now = datetime.now(UTC)
     changes: list[Change] = []
@@ -59,12 +107,26 @@ def finish(run: TraversalRun, start_rollback: StartRollback) -> None:
     changes.append(UpdateStack(run.stack.id, fields))
     changes.append(stack_event(run.stack, run.traversal.action, status, reason))
     changes.append(UpdateTraversal(run.id, {"status": status, "finished_at": now}))
-    try:
-        run.store.apply(changes, traversal_id=run.id)
-    except StaleTraversal:
-        return
+    if run.traversal.action == Action.DELETE and status == Status.COMPLETE:
+        _revoke_tokens(run)
     if run.stack.parent_id is not None:
-        _tell_owner(run, status)
+        changes.extend(_owner_wakes(run))  # in the same transaction: one less
+    return _Ending(run, status, fields, changes)
+
+
+def _apply(end: _Ending) -> bool:
+    """Write one ending; whether its traversal was superseded meanwhile."""
+    try:
+        end.run.store.apply(end.changes, traversal_id=end.run.id)
+    except StaleTraversal:
+        return True
+    return False
+
+
+def _after(end: _Ending, start_rollback: StartRollback) -> None:
+    run, status = end.run, end.status
+    if run.stack.parent_id is not None:
+        _tell_owner(run, end.fields)
     if (
         status == Status.FAILED
         and run.traversal.rollback_enabled
@@ -73,15 +135,28 @@ def finish(run: TraversalRun, start_rollback: StartRollback) -> None:
         start_rollback(run.stack.id)
 
 
-def _tell_owner(run: TraversalRun, status: str) -> None:
-    """A child stack ended: wake its owner's node, and a deleted child's
-    resources no longer count toward the tree's limit."""
-    stack = run.stack
-    if run.traversal.action == Action.DELETE and status == Status.COMPLETE and stack.root_id:
-        run.store.reserve_resources(stack.root_id, -stack.resource_count, -1)
-    wakes = wake_owner(run.store, stack, run.traversal.action)
-    if wakes:
-        run.store.apply(wakes)
+def _revoke_tokens(run: TraversalRun) -> None:
+    """A deleted stack's narrowed tokens (signal URLs, agent credentials)
+    die with it, as Heat deletes a stack's users. Done before the final
+    state is written, not after: a crash in between leaves the stack to
+    finish again (and revoke again, harmlessly), never a deleted stack with
+    live tokens. Every delete ends here, a nested child's included."""
+    Tokens(run.store).revoke_stack(run.stack.id)
+
+
+def _owner_wakes(run: TraversalRun) -> list[Change]:
+    """A child stack is ending: wake its owner's node (engine.nested_wake),
+    addressed through what this engine knows of the owner if it started
+    the child's action (``NestedHub.owners``)."""
+    owner = None if run.hub is None else run.hub.owners.pop(run.stack.id, None)
+    return wake_owner(run.store, run.stack, run.traversal.action, owner)
+
+
+def _tell_owner(run: TraversalRun, fields: dict[str, Any]) -> None:
+    """A child stack ended: its owner's poll may take the record just
+    written instead of reading it (``NestedHub.remember``)."""
+    if run.hub is not None:
+        run.hub.remember(dataclasses.replace(run.stack, **fields))
 
 
 def _completion_fields(run: TraversalRun, status: str, now: datetime) -> dict[str, Any]:
@@ -92,12 +167,19 @@ def _completion_fields(run: TraversalRun, status: str, now: datetime) -> dict[st
         return {"deleted_at": now, "outputs": []}
     if action not in (Action.CREATE, Action.UPDATE, Action.ROLLBACK):
         return {}
-    stack = run.store.get_stack_by_id(run.stack.id)
-    template_id = stack.template_id if stack is not None else run.stack.template_id
+    # The run's own record: its template is the one the traversal was
+    # started with (a later change of template starts a new traversal,
+    # which makes this one stale), so reading the stack again only cost
+    # a read per stack (a group's members end by the hundred).
+    template_id = run.stack.template_id
     outputs: list[dict[str, Any]] = []
     if run.definition is not None:
         outputs = compute_outputs(
-            run.definition, run.view.current, run.registry, child_secret(run.store, run.stack)
+            run.definition,
+            run.view.current,
+            run.registry,
+            child_secret(run.store, run.stack),
+            resolver=run.resolver,
         )
     return {"prev_template_id": template_id, "outputs": outputs}
 

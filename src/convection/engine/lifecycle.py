@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from convection.engine.context import EngineContext, hidden_texts
+from convection.engine.api_access import api_access
+from convection.engine.context import EngineContext
 from convection.engine.nested import EngineNestedStacks
 from convection.engine.run import TraversalRun
 from convection.hot.functions.base import resolve
@@ -140,7 +141,8 @@ def context(
         update_policy=_update_policy(run, row.name),
         stack_timeout=run.stack.timeout_mins * 60 if run.stack.timeout_mins else None,
         nested=None if run.hub is None else EngineNestedStacks(run, run.hub, row),
-        secrets=hidden_texts(run.definition.parameters) if run.definition is not None else (),
+        secrets=run.secrets,
+        api=api_access(run.store, run.config.api_url, run.stack),
     )
 
 

@@ -54,6 +54,85 @@ class Peer:
     data: Mapping[str, JSON]
 
 
+def _keep_token(secret: str) -> None:
+    """``ApiAccess.revoke_token`` where nothing can revoke (tests): the
+    token then lives until its stack's tokens are revoked."""
+
+
+@dataclass(frozen=True, slots=True)
+class ApiAccess:
+    """How a caller outside the engine reaches this stack through the REST
+    API: the base URL (``http://host:8004``, no ``/v1``), the project, and
+    narrowed credentials to hand out.
+
+    Why plugins mint tokens through this and not a store: a
+    WaitConditionHandle's ``curl_cli`` or a DeployedServer's agent config
+    must work against the server, and the token in it must allow exactly
+    one thing (signalling that resource; reading that server's
+    deployments), never the stack.
+    """
+
+    url: str
+    project: str
+    #: resource name -> a secret that may signal that resource of this stack.
+    issue_signal_token: Callable[[str], str]
+    #: server id -> a secret that may read that server's deployments and
+    #: signal them (the pull agent's credential).
+    issue_server_token: Callable[[str], str]
+    #: secret -> None: revoke a token this stack issued (its resource is
+    #: deleted or replaced). Unknown or already revoked secrets are ignored.
+    revoke_token: Callable[[str], None] = _keep_token
+
+
+class SoftwareRecords(Protocol):
+    """The rows Heat's software API shows for this stack's configs and
+    deployments (``openstack software config/deployment ...``).
+
+    Why a port and not the store: a config or deployment resource records
+    what it made so the API and the pull agent can see it, but must not
+    reach any other row. Every row written here is tagged with this stack
+    and the calling resource; only such rows can be read back or deleted.
+    Writes replace a row with the same id, so a re-run after a crash is
+    harmless.
+    """
+
+    async def save_config(
+        self,
+        config_id: str,
+        document: Mapping[str, JSON],
+        *,
+        secret_inputs: tuple[str, ...] = (),
+    ) -> None:
+        """Record a config: ``document`` is ``{name, group, config, inputs,
+        outputs, options}``, as Heat's API shows it."""
+        ...
+
+    async def delete_config(self, config_id: str) -> None: ...
+
+    async def save_deployment(
+        self,
+        deployment_id: str,
+        *,
+        server_id: str,
+        config_id: str,
+        input_values: Mapping[str, JSON],
+        action: str,
+        status: str,
+        status_reason: str,
+        output_values: Mapping[str, JSON] | None = None,
+    ) -> None:
+        """Record a deployment (replacing an earlier row of this id)."""
+        ...
+
+    async def deployment(self, deployment_id: str) -> Mapping[str, JSON] | None:
+        """The deployment's row as Heat's API shows it (``status``,
+        ``status_reason``, ``output_values``, ...), read fresh: a pull
+        agent reports through the API."""
+        ...
+
+    async def delete_deployment(self, deployment_id: str) -> None: ...
+
+
 @runtime_checkable
 class ResourceContext(Protocol):
     """The engine's side of the plugin seam, for one action on one resource."""
@@ -147,6 +226,19 @@ class ResourceContext(Protocol):
         script printed redacts these from it first (Heat shows ``******``)."""
         ...
 
+    @property
+    def api(self) -> ApiAccess | None:
+        """The REST API as outsiders reach it, or ``None`` when no API URL is
+        configured (plain CLI use): then signal URLs fall back to the
+        ``convection stack resource signal`` command line."""
+        ...
+
+    @property
+    def software(self) -> SoftwareRecords | None:
+        """This stack's rows in Heat's software API, or ``None`` where there
+        is no store behind the context (a throwaway run)."""
+        ...
+
 
 @dataclass
 class InMemoryContext:
@@ -175,6 +267,8 @@ class InMemoryContext:
     stack_timeout: float | None = None
     #: The hidden parameter values a plugin must not show.
     secrets: tuple[str, ...] = ()
+    api: ApiAccess | None = None
+    software: SoftwareRecords | None = None
     _short_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     @property

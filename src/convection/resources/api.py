@@ -12,7 +12,13 @@ small token, and its ``check_*_complete`` poll returns ``True``, ``False`` or
 :class:`Wait`. See ``_context`` for the crash-safety contract.
 """
 
-from convection.resources._context import InMemoryContext, Peer, ResourceContext
+from convection.resources._context import (
+    ApiAccess,
+    InMemoryContext,
+    Peer,
+    ResourceContext,
+    SoftwareRecords,
+)
 from convection.resources._nested import ChildResource, ChildStack, ChildState, NestedStacks
 from convection.resources._plugin import (
     ActionNotSupported,
@@ -44,6 +50,7 @@ from convection.resources._validate import validate_properties, validate_value
 __all__ = [
     "BASE_ATTRIBUTES",
     "ActionNotSupported",
+    "ApiAccess",
     "AttributeSchema",
     "AttributeType",
     "ChildResource",
@@ -61,6 +68,7 @@ __all__ = [
     "ResourcePlugin",
     "SchemaError",
     "SignalPeer",
+    "SoftwareRecords",
     "Token",
     "UpdateAction",
     "UpdateDecision",

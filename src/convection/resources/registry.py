@@ -239,6 +239,7 @@ def builtin_plugins() -> tuple[type[ResourcePlugin], ...]:
         UpdateWaitConditionHandle,
     )
     from convection.resources.nodes import LocalNodeResource, SSHHostResource
+    from convection.resources.nodes.deployed_server import DeployedServer
     from convection.resources.software import plugins as software_plugins
     from convection.resources.testing import LedgerResource
 
@@ -257,6 +258,7 @@ def builtin_plugins() -> tuple[type[ResourcePlugin], ...]:
         AWSWaitCondition,
         LocalNodeResource,
         SSHHostResource,
+        DeployedServer,
         ResourceGroup,
         ResourceChain,
         AutoScalingGroup,

@@ -23,6 +23,7 @@ from convection.store.api import (
     StackRecord,
     TemplateRecord,
     TimerRecord,
+    TokenRecord,
     TraversalRecord,
 )
 
@@ -72,6 +73,10 @@ def event(row: RowMapping) -> EventRecord:
 
 def signal(row: RowMapping) -> SignalRecord:
     return SignalRecord(**row)
+
+
+def token(row: RowMapping) -> TokenRecord:
+    return TokenRecord(**row)
 
 
 def record_values(record: Any, now: datetime, *, drop: Sequence[str] = ()) -> JSONDict:

@@ -16,9 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from convection.errors import Conflict
+
+if TYPE_CHECKING:
+    from convection.store.software import SoftwareStore
 
 JSONDict = dict[str, Any]
 
@@ -192,6 +195,28 @@ class SignalRecord:
     consumed: bool = False
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TokenRecord:
+    """An API credential. The secret itself is never stored: only its hash.
+
+    ``stack_id``/``resource_name`` narrow a token to signalling one resource
+    (a WaitConditionHandle's URL); ``server_id`` narrows it to one server's
+    deployments (the pull agent). A token with neither is a project token.
+    """
+
+    id: str
+    secret_hash: str
+    project: str
+    role: str
+    description: str | None = None
+    stack_id: str | None = None
+    resource_name: str | None = None
+    server_id: str | None = None
+    created_at: datetime | None = None
+    expires_at: datetime | None = None
+    revoked_at: datetime | None = None
+
+
 # -- journal changes ------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class UpdateStack:
@@ -292,6 +317,47 @@ Change = (
 )
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewStack:
+    """A stack created and started at once (:meth:`Store.start_stacks`).
+
+    A group's members are hundreds of child stacks started in one engine
+    turn; written one call at a time, each cost ten transactions. The
+    stack's ``template_id`` is ignored: the store stores ``template``,
+    ``environment`` and ``files`` and points the stack at them. The stack
+    already carries its ``traversal_id``, action and status. A node whose
+    ``resource_id`` is None gets the id of the new row of its resource."""
+
+    stack: StackRecord
+    template: JSONDict
+    environment: JSONDict
+    files: dict[str, str]
+    resources: Sequence[ResourceRecord]
+    traversal: TraversalRecord
+    nodes: Sequence[NodeRecord]
+    events: Sequence[AppendEvent]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TraversalStart:
+    """One :meth:`Store.start_traversal` and its events, for
+    :meth:`Store.start_traversals` (a group's members deleted at once)."""
+
+    traversal: TraversalRecord
+    nodes: Sequence[NodeRecord]
+    stack_fields: JSONDict
+    events: Sequence[AppendEvent]
+
+
+@dataclass(frozen=True, slots=True)
+class StartedStack:
+    """What :meth:`Store.start_stacks` allocated for one :class:`NewStack`."""
+
+    template_id: int
+    #: The ids of its ``resources``, in order.
+    resource_ids: list[int]
+
+
 class StaleTraversal(Exception):
     """The traversal was superseded or cancelled while a batch was pending."""
 
@@ -311,6 +377,9 @@ class StackExists(Conflict):
 
 class Store(Protocol):
     """Every method is one short transaction."""
+
+    #: Heat's software configs and deployments (:mod:`convection.store.software`).
+    software: SoftwareStore
 
     # stacks and templates
     def create_stack(self, stack: StackRecord) -> None: ...
@@ -362,6 +431,15 @@ class Store(Protocol):
         self, template: JSONDict, environment: JSONDict, files: dict[str, str]
     ) -> int: ...
 
+    def start_stacks(self, new: Sequence[NewStack], *, limit: int) -> list[StartedStack] | None:
+        """Create and start every stack of ``new`` in one transaction: their
+        templates, stack rows, resource rows, traversals, nodes and events,
+        each root's ``nested_resources`` raised by its new stacks'
+        ``resource_count`` (as :meth:`reserve_resources`). None, and nothing
+        written, when a root would pass ``limit`` (-1: no limit); raises
+        :class:`StackExists` on a name clash, nothing written."""
+        ...
+
     def get_template(self, template_id: int) -> TemplateRecord:
         """Raise ``convection.errors.NotFound`` for an unknown id."""
         ...
@@ -392,11 +470,23 @@ class Store(Protocol):
         of the stack SUPERSEDED."""
         ...
 
+    def start_traversals(self, starts: Sequence[TraversalStart]) -> None:
+        """Every :meth:`start_traversal` of ``starts``, and their events, in
+        one transaction; all or nothing."""
+        ...
+
     def get_traversal(self, traversal_id: str) -> TraversalRecord | None: ...
 
     def active_traversals(self) -> list[TraversalRecord]:
         """Traversals IN_PROGRESS whose stack still points at them: the work
         an engine must take up when it starts."""
+        ...
+
+    def scan_active(self, owner: str) -> tuple[list[str], list[TraversalRecord]]:
+        """:meth:`active_traversals` split for an engine's scan: the ids of
+        those ``owner`` holds the lease of (it runs them: their records
+        would only be thrown away, a thousand at a time when a group's
+        members run), and the records of the others."""
         ...
 
     def take_traversal(
@@ -425,6 +515,11 @@ class Store(Protocol):
 
     def get_node(self, traversal_id: str, key: str) -> NodeRecord | None: ...
 
+    def get_nodes(self, traversal_id: str, keys: Sequence[str]) -> list[NodeRecord]:
+        """The nodes of ``keys`` that exist, in one read (a group's owner
+        traversal gets hundreds of wakes per pass)."""
+        ...
+
     def claim_ready(
         self, traversal_id: str, owner: str, limit: int, lease_until: datetime
     ) -> list[NodeRecord]:
@@ -433,6 +528,15 @@ class Store(Protocol):
         Each claim increments ``attempt`` (so a reclaimed node knows it is a
         retry). Nothing is claimed once the stack no longer points at the
         traversal: its results could never be applied."""
+        ...
+
+    def claim_many(
+        self, wanted: Sequence[tuple[str, int]], owner: str, lease_until: datetime
+    ) -> dict[str, list[NodeRecord]]:
+        """:meth:`claim_ready` for several (traversal id, limit) in one
+        transaction: an engine running a group's members claims from
+        hundreds of traversals per turn. Traversals that got nothing may
+        be missing from the answer."""
         ...
 
     def reclaim_expired(self, now: datetime) -> int:
@@ -461,6 +565,15 @@ class Store(Protocol):
         unless the fields give it."""
         ...
 
+    def apply_many(self, batches: Sequence[tuple[str | None, Sequence[Change]]]) -> list[bool]:
+        """Several :meth:`apply` batches (traversal id, changes) in one
+        transaction: the journal's entries of one event-loop turn span many
+        traversals when a group's members run. A batch whose traversal is
+        no longer current is left out, and its flag in the answer is True
+        (the caller decides what to do with its changes); any other failure
+        raises and applies nothing."""
+        ...
+
     # events and signals
     def list_events(
         self,
@@ -474,6 +587,23 @@ class Store(Protocol):
     def add_signal(self, stack_id: str, resource_name: str, data: JSONDict) -> int: ...
 
     def pending_signals(self, stack_id: str, resource_name: str) -> list[SignalRecord]: ...
+
+    # -- API tokens (convection.tokens is the only caller) ------------------------
+    def add_token(self, token: TokenRecord) -> None: ...
+
+    def find_token(self, secret_hash: str) -> TokenRecord | None:
+        """The token with this hash, revoked or not (the caller judges)."""
+        ...
+
+    def list_tokens(self, project: str | None = None) -> list[TokenRecord]:
+        """Tokens, oldest first, optionally of one project."""
+        ...
+
+    def revoke_tokens(
+        self, now: datetime, *, token_id: str | None = None, stack_id: str | None = None
+    ) -> int:
+        """Revoke one token, or every token scoped to a stack; the count."""
+        ...
 
     def close(self) -> None:
         """Release connections; the store is unusable afterwards."""

@@ -45,6 +45,7 @@ from convection.store.api import (
     DeleteTimers,
     EventRecord,
     JSONDict,
+    NewStack,
     NodeRecord,
     ReleaseSuccessors,
     ResourceRecord,
@@ -52,15 +53,19 @@ from convection.store.api import (
     StackExists,
     StackRecord,
     StaleTraversal,
+    StartedStack,
     TakeTimer,
     TemplateRecord,
     TimerRecord,
+    TokenRecord,
     TraversalRecord,
+    TraversalStart,
     UpdateNode,
     UpdateResource,
     UpdateStack,
     UpdateTraversal,
 )
+from convection.store.software import MemorySoftware, SoftwareStore
 
 R = TypeVar("R")
 
@@ -77,6 +82,9 @@ class MemoryStore:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._t = Tables()
+        self._tokens = _TokenTable()
+        #: Heat's software configs and deployments (:mod:`.software`).
+        self.software: SoftwareStore = MemorySoftware()
 
     def close(self) -> None:
         """Nothing to release; present so callers need not know the backend."""
@@ -196,6 +204,79 @@ class MemoryStore:
             self._t.templates[template_id] = texts
             return template_id
 
+    def start_stacks(self, new: Sequence[NewStack], *, limit: int) -> list[StartedStack] | None:
+        for n in new:
+            check_traversal(n.traversal, n.nodes, {})
+        check_changes([e for n in new for e in n.events])
+        now = utcnow()
+        with self._lock:
+            self._check_new(new)
+            roots = self._room(new, limit)
+            if roots is None:
+                return None
+            undo: Undo = []
+            try:
+                for root in roots:
+                    self._t.put_stack(root, undo)
+                return [self._start_one(n, now, undo) for n in new]
+            except BaseException:
+                for step in reversed(undo):
+                    step()
+                raise
+
+    def _check_new(self, new: Sequence[NewStack]) -> None:
+        """What SQL's constraints refuse: a live name taken, an unknown parent."""
+        t = self._t
+        live = {(s.project, s.name) for s in t.stacks.values() if s.deleted_at is None}
+        for n in new:
+            key = (n.stack.project, n.stack.name)
+            if n.stack.id in t.stacks or key in live:
+                raise StackExists(*key)
+            live.add(key)
+            if n.stack.parent_id is not None and n.stack.parent_id not in t.stacks:
+                raise ValueError(f"stack {n.stack.id}: unknown parent_id")
+
+    def _room(self, new: Sequence[NewStack], limit: int) -> list[StackRecord] | None:
+        """The roots with their new counts, or None when one would pass ``limit``."""
+        wanted: dict[str, int] = {}
+        for n in new:
+            if n.stack.root_id is not None and n.stack.resource_count:
+                wanted[n.stack.root_id] = wanted.get(n.stack.root_id, 0) + n.stack.resource_count
+        roots = []
+        for root_id, delta in wanted.items():
+            root = self._t.stacks.get(root_id)
+            if root is None or 0 <= limit < root.resource_count + root.nested_resources + delta:
+                return None
+            roots.append(replace(root, {"nested_resources": root.nested_resources + delta}))
+        return roots
+
+    def _drop_template(self, template_id: int) -> None:
+        self._t.templates.pop(template_id, None)
+
+    def _start_one(self, new: NewStack, now: datetime, undo: Undo) -> StartedStack:
+        t = self._t
+        template_id = t.next_id("templates")
+        texts = (json_dumps(new.template), json_dumps(new.environment), json_dumps(new.files))
+        t.templates[template_id] = texts
+        undo.append(lambda: self._drop_template(template_id))
+        stack = replace(new.stack, {"template_id": template_id, "updated_at": now})
+        t.put_stack(stamped(stack, now), undo)
+        ids = []
+        for r in new.resources:
+            rid = t.next_id("resources")
+            t.put_resource(stamped(replace(r, {"id": rid}), now), undo)
+            ids.append(rid)
+        started = new.traversal.started_at or now
+        t.put_traversal(stamped(replace(new.traversal, {"started_at": started}), now), undo)
+        by_name = {r.name: i for r, i in zip(new.resources, ids, strict=True)}
+        for node in new.nodes:
+            if node.resource_id is None and node.resource_name in by_name:
+                node = replace(node, {"resource_id": by_name[node.resource_name]})
+            t.put_node(stamped(node, now), undo)
+        for event in new.events:
+            self._apply_insert(event, now, undo)
+        return StartedStack(template_id, ids)
+
     def get_template(self, template_id: int) -> TemplateRecord:
         with self._lock:
             texts = self._t.templates.get(template_id)
@@ -244,22 +325,50 @@ class MemoryStore:
         check_traversal(traversal, nodes, stack_fields)
         now = utcnow()
         with self._lock:
-            t = self._t
-            stack = t.stacks.get(traversal.stack_id)
-            if stack is None:
-                raise NotFound("stack", traversal.stack_id)
-            if traversal.id in t.traversals:
-                raise ValueError(f"traversal {traversal.id} already exists")
-            fields = with_updated_at({**stack_fields, "traversal_id": traversal.id}, now)
-            t.put_stack(updated(stack, fields), [])
-            for old in list(t.traversals.values()):
-                if old.stack_id == stack.id and old.status == "IN_PROGRESS":
-                    superseded = replace(old, {"status": "SUPERSEDED", "finished_at": now})
-                    t.put_traversal(superseded, [])
-            started = traversal.started_at or now
-            t.put_traversal(stamped(replace(traversal, {"started_at": started}), now), [])
-            for node in nodes:
-                t.put_node(stamped(node, now), [])
+            self._start_traversal(traversal, nodes, stack_fields, now, [])
+
+    def start_traversals(self, starts: Sequence[TraversalStart]) -> None:
+        for start in starts:
+            check_traversal(start.traversal, start.nodes, start.stack_fields)
+        check_changes([e for start in starts for e in start.events])
+        now = utcnow()
+        with self._lock:
+            undo: Undo = []
+            try:
+                for s in starts:
+                    self._start_traversal(s.traversal, s.nodes, s.stack_fields, now, undo)
+                for s in starts:
+                    for event in s.events:
+                        self._apply_insert(event, now, undo)
+            except BaseException:
+                for step in reversed(undo):
+                    step()
+                raise
+
+    def _start_traversal(
+        self,
+        traversal: TraversalRecord,
+        nodes: Sequence[NodeRecord],
+        stack_fields: JSONDict,
+        now: datetime,
+        undo: Undo,
+    ) -> None:
+        t = self._t
+        stack = t.stacks.get(traversal.stack_id)
+        if stack is None:
+            raise NotFound("stack", traversal.stack_id)
+        if traversal.id in t.traversals:
+            raise ValueError(f"traversal {traversal.id} already exists")
+        fields = with_updated_at({**stack_fields, "traversal_id": traversal.id}, now)
+        t.put_stack(updated(stack, fields), undo)
+        for old in list(t.traversals.values()):
+            if old.stack_id == stack.id and old.status == "IN_PROGRESS":
+                superseded = replace(old, {"status": "SUPERSEDED", "finished_at": now})
+                t.put_traversal(superseded, undo)
+        started = traversal.started_at or now
+        t.put_traversal(stamped(replace(traversal, {"started_at": started}), now), undo)
+        for node in nodes:
+            t.put_node(stamped(node, now), undo)
 
     def get_traversal(self, traversal_id: str) -> TraversalRecord | None:
         with self._lock:
@@ -273,6 +382,11 @@ class MemoryStore:
                 if tr.status == "IN_PROGRESS" and self._is_current(tr.id)
             ]
         return sorted(found, key=lambda tr: (tr.started_at, tr.id))
+
+    def scan_active(self, owner: str) -> tuple[list[str], list[TraversalRecord]]:
+        active = self.active_traversals()
+        mine = [tr.id for tr in active if tr.lease_owner == owner]
+        return mine, [tr for tr in active if tr.lease_owner != owner]
 
     def take_traversal(
         self, traversal_id: str, owner: str, lease_until: datetime, now: datetime
@@ -319,27 +433,44 @@ class MemoryStore:
             found = self._t.nodes.get((traversal_id, key))
             return None if found is None else detach(found)
 
+    def get_nodes(self, traversal_id: str, keys: Sequence[str]) -> list[NodeRecord]:
+        with self._lock:
+            found = (self._t.nodes.get((traversal_id, key)) for key in dict.fromkeys(keys))
+            return [detach(n) for n in found if n is not None]
+
     def claim_ready(
         self, traversal_id: str, owner: str, limit: int, lease_until: datetime
     ) -> list[NodeRecord]:
         until = aware(lease_until, "lease_until")
         with self._lock:
-            if limit <= 0 or not self._is_current(traversal_id):
-                return []
-            keys = list(self._t.ready.get(traversal_id, {}))[:limit]
-            claimed = []
-            for key in keys:
-                node = self._t.nodes[(traversal_id, key)]
-                changes = {
-                    "state": "running",
-                    "lease_owner": owner,
-                    "lease_until": until,
-                    "attempt": node.attempt + 1,
-                }
-                node = replace(node, changes)
-                self._t.put_node(node, [])
-                claimed.append(detach(node))
-            return claimed
+            return self._claim(traversal_id, owner, limit, until)
+
+    def claim_many(
+        self, wanted: Sequence[tuple[str, int]], owner: str, lease_until: datetime
+    ) -> dict[str, list[NodeRecord]]:
+        until = aware(lease_until, "lease_until")
+        with self._lock:
+            return {tid: self._claim(tid, owner, limit, until) for tid, limit in wanted}
+
+    def _claim(
+        self, traversal_id: str, owner: str, limit: int, until: datetime
+    ) -> list[NodeRecord]:
+        if limit <= 0 or not self._is_current(traversal_id):
+            return []
+        keys = list(self._t.ready.get(traversal_id, {}))[:limit]
+        claimed = []
+        for key in keys:
+            node = self._t.nodes[(traversal_id, key)]
+            changes = {
+                "state": "running",
+                "lease_owner": owner,
+                "lease_until": until,
+                "attempt": node.attempt + 1,
+            }
+            node = replace(node, changes)
+            self._t.put_node(node, [])
+            claimed.append(detach(node))
+        return claimed
 
     def reclaim_expired(self, now: datetime) -> int:
         now = aware(now, "now")
@@ -391,6 +522,23 @@ class MemoryStore:
                 for step in reversed(undo):
                     step()
                 raise
+
+    def apply_many(self, batches: Sequence[tuple[str | None, Sequence[Change]]]) -> list[bool]:
+        for _, changes in batches:
+            check_changes(changes)
+        now = utcnow()
+        with self._lock:
+            stale = [tid is not None and not self._is_current(tid) for tid, _ in batches]
+            undo: Undo = []
+            try:
+                for (_, changes), left_out in zip(batches, stale, strict=True):
+                    for change in () if left_out else changes:
+                        self._apply_one(change, now, undo)
+            except BaseException:
+                for step in reversed(undo):
+                    step()
+                raise
+            return stale
 
     def _apply_one(self, change: Change, now: datetime, undo: Undo) -> None:
         t = self._t
@@ -524,6 +672,42 @@ class MemoryStore:
             self._t.put_signal(signal, [])
             return signal.id
 
+    # -- API tokens ---------------------------------------------------------------------
+    def add_token(self, token: TokenRecord) -> None:
+        with self._lock:
+            if token.id in self._tokens.by_id or self._find_token(token.secret_hash):
+                raise ValueError(f"token {token.id} exists")
+            stamped_token = token if token.created_at else replace(token, {"created_at": utcnow()})
+            self._tokens.by_id[token.id] = stamped_token
+
+    def _find_token(self, secret_hash: str) -> TokenRecord | None:
+        return next((t for t in self._tokens.by_id.values() if t.secret_hash == secret_hash), None)
+
+    def find_token(self, secret_hash: str) -> TokenRecord | None:
+        with self._lock:
+            return self._find_token(secret_hash)
+
+    def list_tokens(self, project: str | None = None) -> list[TokenRecord]:
+        with self._lock:
+            found = [t for t in self._tokens.by_id.values() if project in (None, t.project)]
+        return sorted(found, key=lambda t: (t.created_at or utcnow(), t.id))
+
+    def revoke_tokens(
+        self, now: datetime, *, token_id: str | None = None, stack_id: str | None = None
+    ) -> int:
+        if (token_id is None) == (stack_id is None):
+            raise ValueError("revoke_tokens takes exactly one of token_id and stack_id")
+        with self._lock:
+            hits = [
+                t
+                for t in self._tokens.by_id.values()
+                if t.revoked_at is None
+                and (t.id == token_id if token_id is not None else t.stack_id == stack_id)
+            ]
+            for t in hits:
+                self._tokens.by_id[t.id] = replace(t, {"revoked_at": aware(now, "revoked_at")})
+        return len(hits)
+
     def pending_signals(self, stack_id: str, resource_name: str) -> list[SignalRecord]:
         with self._lock:
             found = [
@@ -532,6 +716,13 @@ class MemoryStore:
                 if g.stack_id == stack_id and g.resource_name == resource_name and not g.consumed
             ]
         return sorted(found, key=lambda g: g.id)
+
+
+class _TokenTable:
+    """API tokens: a dict under the store's lock (never part of a batch)."""
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, TokenRecord] = {}
 
 
 def _need(found: R | None, what: str, key: object) -> R:

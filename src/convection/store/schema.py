@@ -252,6 +252,74 @@ signals = sa.Table(
 )
 sa.Index(None, signals.c.stack_id, signals.c.resource_name, signals.c.consumed)
 
+# API tokens (revision 0004). Only a SHA-256 of the secret is kept: the
+# secrets are 256 random bits, so a slow hash would add nothing but latency
+# to every request. A token may be narrowed to one resource of one stack
+# (signal URLs) or to one server's deployments (the pull agent); such a
+# scope is part of the row, so revoking or expiring works the same for all.
+api_tokens = sa.Table(
+    "api_tokens",
+    metadata,
+    _text("id"),
+    _text("secret_hash"),
+    _text("project"),
+    _text("role"),
+    _text("description", nullable=True),
+    _text("stack_id", nullable=True),
+    _text("resource_name", nullable=True),
+    _text("server_id", nullable=True),
+    _when("created_at", nullable=False),
+    _when("expires_at"),
+    _when("revoked_at"),
+    sa.PrimaryKeyConstraint("id"),
+    sa.UniqueConstraint("secret_hash"),
+)
+sa.Index(None, api_tokens.c.project)
+sa.Index(None, api_tokens.c.stack_id)
+
+# Heat's software configs and deployments (revision 0005), the rows its
+# software_configs / software_deployments API serves. A row made by a stack's
+# resource names it (stack_id, resource_name) so deleting the resource deletes
+# it; rows made through the API have neither. No foreign key to stacks:
+# stacks are soft-deleted, and API-made rows have no stack.
+software_configs = sa.Table(
+    "software_configs",
+    metadata,
+    _text("id"),
+    _text("project"),
+    _text("name"),
+    _text("group"),
+    # {"config", "inputs", "outputs", "options"}, as Heat keeps it.
+    _json("config"),
+    # Input names whose values are secret: masked in the API's show.
+    _json("secret_inputs"),
+    _text("stack_id", nullable=True),
+    _text("resource_name", nullable=True),
+    _when("created_at", nullable=False),
+    sa.PrimaryKeyConstraint("id"),
+)
+sa.Index(None, software_configs.c.project, software_configs.c.created_at)
+
+software_deployments = sa.Table(
+    "software_deployments",
+    metadata,
+    _text("id"),
+    _text("project"),
+    _text("server_id"),
+    _text("config_id"),
+    _json("input_values"),
+    _json("output_values"),
+    _text("action"),
+    _text("status"),
+    sa.Column("status_reason", sa.Text(), nullable=False),
+    _text("stack_id", nullable=True),
+    _text("resource_name", nullable=True),
+    _when("created_at", nullable=False),
+    _when("updated_at"),
+    sa.PrimaryKeyConstraint("id"),
+)
+sa.Index(None, software_deployments.c.project, software_deployments.c.server_id)
+
 #: Every table, parents first (the order to create, and reversed to empty).
 ALL_TABLES = (
     raw_templates,
@@ -262,4 +330,7 @@ ALL_TABLES = (
     timers,
     events,
     signals,
+    api_tokens,
+    software_configs,
+    software_deployments,
 )

@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection, RowMapping
 
 from convection._gc import collector_paused
 from convection.errors import NotFound
+from convection.store import _sql_children as children
 from convection.store import _sql_queries as queries
 from convection.store import _sql_rows as rows
 from convection.store import _sql_statements as q
@@ -31,24 +32,30 @@ from convection.store._fields import (
 from convection.store._sql_apply import apply_batch
 from convection.store._sql_db import Database
 from convection.store._sql_read import fetch_records
+from convection.store._sql_software import SQLSoftware
 from convection.store.api import (
     Change,
     EventRecord,
     JSONDict,
+    NewStack,
     NodeRecord,
     ResourceRecord,
     SignalRecord,
     StackExists,
     StackRecord,
     StaleTraversal,
+    StartedStack,
     Store,
     TemplateRecord,
     TimerRecord,
+    TokenRecord,
     TraversalRecord,
+    TraversalStart,
     UpdateStack,
 )
 from convection.store.memory import MemoryStore
-from convection.store.schema import events, stacks
+from convection.store.schema import api_tokens, events, stacks
+from convection.store.software import SoftwareStore
 
 __all__ = ["SQLStore", "default_url", "open_store"]
 
@@ -94,6 +101,8 @@ class SQLStore:
         except BaseException:
             self._db.close()
             raise
+        #: Heat's software configs and deployments (:mod:`.software`).
+        self.software: SoftwareStore = SQLSoftware(self._db)
 
     @property
     def url(self) -> str:
@@ -192,6 +201,30 @@ class SQLStore:
             self._db.write(lambda conn: conn.execute(q.INSERT_TEMPLATE, values).scalar_one())
         )
 
+    def start_stacks(self, new: Sequence[NewStack], *, limit: int) -> list[StartedStack] | None:
+        for n in new:
+            check_traversal(n.traversal, n.nodes, {})
+        check_changes([e for n in new for e in n.events])
+        if not new:
+            return []
+        now = utcnow()
+        try:
+            return self._db.write(lambda conn: children.start_stacks(conn, new, limit, now))
+        except children.NoRoom:
+            return None
+        except sa.exc.IntegrityError as exc:
+            if _violation(exc) == "unique":
+                clash = self._clash(new)
+                raise StackExists(clash.project, clash.name) from exc
+            raise
+
+    def _clash(self, new: Sequence[NewStack]) -> StackRecord:
+        """The stack of ``new`` whose name a live stack took (or the first)."""
+        for n in new:
+            if self.get_stack(n.stack.project, n.stack.name) is not None:
+                return n.stack
+        return new[0].stack
+
     def get_template(self, template_id: int) -> TemplateRecord:
         with collector_paused():  # a big template is 100,000s of containers: see convection._gc
             row = self._first(q.TEMPLATE_BY_ID, id=template_id)
@@ -239,12 +272,29 @@ class SQLStore:
         except sa.exc.IntegrityError as exc:
             raise ValueError(f"traversal {traversal.id} already exists") from exc
 
+    def start_traversals(self, starts: Sequence[TraversalStart]) -> None:
+        for start in starts:
+            check_traversal(start.traversal, start.nodes, start.stack_fields)
+        check_changes([e for start in starts for e in start.events])
+        now = utcnow()
+
+        def run(conn: Connection) -> None:
+            children.start_traversals(conn, starts, now)
+
+        try:
+            self._db.write(run)
+        except sa.exc.IntegrityError as exc:
+            raise ValueError("a traversal of the batch already exists") from exc
+
     def get_traversal(self, traversal_id: str) -> TraversalRecord | None:
         row = self._first(q.TRAVERSAL_BY_ID, id=traversal_id)
         return None if row is None else rows.traversal(row)
 
     def active_traversals(self) -> list[TraversalRecord]:
         return self._db.read(queries.active_traversals)
+
+    def scan_active(self, owner: str) -> tuple[list[str], list[TraversalRecord]]:
+        return self._db.read(lambda conn: queries.scan_active(conn, owner))
 
     def take_traversal(
         self, traversal_id: str, owner: str, lease_until: datetime, now: datetime
@@ -290,12 +340,32 @@ class SQLStore:
         row = self._first(q.NODE_BY_KEY, traversal_id=traversal_id, key=key)
         return None if row is None else rows.node(row)
 
+    def get_nodes(self, traversal_id: str, keys: Sequence[str]) -> list[NodeRecord]:
+        def run(conn: Connection) -> list[NodeRecord]:
+            found: list[NodeRecord] = []
+            for chunk in _chunks(list(dict.fromkeys(keys))):
+                params = {"traversal_id": traversal_id, "keys": chunk}
+                found.extend(rows.node(r) for r in conn.execute(q.NODES_BY_KEYS, params).mappings())
+            return found
+
+        return self._db.read(run) if keys else []
+
     def claim_ready(
         self, traversal_id: str, owner: str, limit: int, lease_until: datetime
     ) -> list[NodeRecord]:
         return self._db.write(
             lambda conn: queries.claim(conn, traversal_id, owner, limit, lease_until)
         )
+
+    def claim_many(
+        self, wanted: Sequence[tuple[str, int]], owner: str, lease_until: datetime
+    ) -> dict[str, list[NodeRecord]]:
+        until = aware(lease_until, "lease_until")
+
+        def run(conn: Connection) -> dict[str, list[NodeRecord]]:
+            return children.claim_many(conn, wanted, owner, until)
+
+        return self._db.write(run) if wanted else {}
 
     def reclaim_expired(self, now: datetime) -> int:
         return int(self._db.write(lambda conn: conn.execute(q.RECLAIM, {"now": now}).rowcount))
@@ -330,6 +400,28 @@ class SQLStore:
             self._db.write(run)
         except sa.exc.IntegrityError as exc:
             raise self._explain(changes) from exc
+
+    def apply_many(self, batches: Sequence[tuple[str | None, Sequence[Change]]]) -> list[bool]:
+        for _, changes in batches:
+            check_changes(changes)
+        now = utcnow()
+
+        lock: queries.Lock = "share"
+        if any(isinstance(c, UpdateStack) for _, changes in batches for c in changes):
+            lock = "update"
+        ids = [tid for tid, _ in batches if tid is not None]
+
+        def run(conn: Connection) -> list[bool]:
+            current = children.current_among(conn, ids, lock) if ids else set()
+            stale = [tid is not None and tid not in current for tid, _ in batches]
+            merged = [c for (_, cs), out in zip(batches, stale, strict=True) if not out for c in cs]
+            apply_batch(conn, merged, now)
+            return stale
+
+        try:
+            return self._db.write(run)
+        except sa.exc.IntegrityError as exc:
+            raise self._explain([c for _, changes in batches for c in changes]) from exc
 
     def _explain(self, changes: Sequence[Change]) -> Exception:
         """Name the stack constraint a failed batch broke, as the memory store
@@ -397,3 +489,32 @@ class SQLStore:
     def pending_signals(self, stack_id: str, resource_name: str) -> list[SignalRecord]:
         found = self._all(q.PENDING_SIGNALS, stack_id=stack_id, resource_name=resource_name)
         return [rows.signal(r) for r in found]
+
+    # -- API tokens ---------------------------------------------------------------------
+    def add_token(self, token: TokenRecord) -> None:
+        values = rows.record_values(token, utcnow())
+        self._db.write(lambda conn: conn.execute(api_tokens.insert(), values))
+
+    def find_token(self, secret_hash: str) -> TokenRecord | None:
+        query = sa.select(api_tokens).where(api_tokens.c.secret_hash == sa.bindparam("h"))
+        row = self._first(query, h=secret_hash)
+        return None if row is None else rows.token(row)
+
+    def list_tokens(self, project: str | None = None) -> list[TokenRecord]:
+        query = sa.select(api_tokens).order_by(api_tokens.c.created_at, api_tokens.c.id)
+        if project is not None:
+            query = query.where(api_tokens.c.project == project)
+        return [rows.token(r) for r in self._all(query)]
+
+    def revoke_tokens(
+        self, now: datetime, *, token_id: str | None = None, stack_id: str | None = None
+    ) -> int:
+        if (token_id is None) == (stack_id is None):
+            raise ValueError("revoke_tokens takes exactly one of token_id and stack_id")
+        column = api_tokens.c.id if token_id is not None else api_tokens.c.stack_id
+        statement = (
+            api_tokens.update()
+            .where(column == (token_id or stack_id), api_tokens.c.revoked_at.is_(None))
+            .values(revoked_at=aware(now, "revoked_at"))
+        )
+        return int(self._db.write(lambda conn: conn.execute(statement).rowcount))

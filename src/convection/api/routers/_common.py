@@ -33,10 +33,11 @@ def limits(stacks: Stacks) -> Limits:
 def identified(
     stacks: Stacks, principal: Principal, stack_name: str, stack_id: str
 ) -> dict[str, Any]:
-    """The stack at ``/stacks/{name}/{id}``: Heat finds it by id and
-    refuses a name that is not the stack's (404, as for no stack)."""
+    """The stack at ``/stacks/{name}/{id}`` (as a list shows it; O(1), it
+    reads no template): Heat finds it by id and refuses a name that is not
+    the stack's (404, as for no stack)."""
     try:
-        stack = stacks.show(principal.project, stack_id)
+        stack = stacks.identify(principal.project, stack_id)
     except NotFound:
         raise NotFound("Stack", stack_name) from None
     if stack_name not in (stack["stack_name"], stack["id"]):
@@ -64,17 +65,32 @@ def view_matches(view: dict[str, Any], wanted: dict[str, set[str]], filters: Fil
 
 
 def bool_param(value: Any, name: str) -> bool:
-    """Heat's boolean query/body values: true/false, yes/no, 1/0, any case."""
+    """Heat's boolean query and body values (``param_utils.extract_bool``):
+    a JSON boolean, or ``true``/``false`` in any case, nothing else."""
     if isinstance(value, bool):
         return value
-    text = str(value).strip().lower()
-    if text in ("true", "yes", "1", "on", "y", "t"):
-        return True
-    if text in ("false", "no", "0", "off", "n", "f"):
-        return False
-    raise ApiError(
-        400,
-        f"Unrecognized value '{value}' for '{name}', acceptable values are: "
-        "'0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'",
-        "HTTPBadRequest",
-    )
+    text = str(value).lower()
+    if text not in ("true", "false"):
+        raise ApiError(
+            400,
+            f'Unrecognized value "{value}" for "{name}", acceptable values are: true, false.',
+            "HTTPBadRequest",
+        )
+    return text == "true"
+
+
+def int_param(value: str | None, name: str) -> int | None:
+    """Heat's non-negative integer query values (``limit``, ``nested_depth``)."""
+    if value is None:
+        return None
+    text = value.strip()
+    if not text.lstrip("-").isdigit():
+        raise ApiError(400, f"Only integer is acceptable by '{name}'.", "HTTPBadRequest")
+    number = int(text)
+    if number < 0:
+        raise ApiError(
+            400,
+            f"Value '{value}' is invalid for '{name}' which only accepts non-negative integer.",
+            "HTTPBadRequest",
+        )
+    return number

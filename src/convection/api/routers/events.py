@@ -1,4 +1,13 @@
-"""Heat's events: per stack, per resource, and one event."""
+"""Heat's events: per stack (with ``nested_depth``), per resource, and one
+event.
+
+Heat lists events by its summary keys (``id``, ``links``, ``event_time``,
+``resource_name``, ``logical_resource_id``, ``resource_status``,
+``resource_status_reason``, ``physical_resource_id``); only an event's show
+adds ``resource_type`` and ``resource_properties``. A nested stack's event
+links to its own stack, and, listed with ``nested_depth``, to the root
+(``root_stack``), which is how heatclient names the stack of each line.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +17,16 @@ from fastapi import APIRouter, Request
 
 from convection.api.auth import Principal, Reader
 from convection.api.errors import ApiError
-from convection.api.links import with_event_links
-from convection.api.routers._common import PREFIX, STACK, Filters, Service, identified, view_matches
+from convection.api.links import stack_url, with_event_links
+from convection.api.routers._common import (
+    PREFIX,
+    STACK,
+    Filters,
+    Service,
+    identified,
+    int_param,
+    view_matches,
+)
 from convection.stacks import Stacks
 
 router = APIRouter(prefix=PREFIX + STACK, tags=["events"])
@@ -21,6 +38,17 @@ FILTERS: Filters = {
     "resource_name": ("resource_name", None),
     "resource_type": ("resource_type", None),
 }
+#: What an event list shows of each event (Heat's ``summary_keys``).
+SUMMARY_KEYS = (
+    "id",
+    "links",
+    "event_time",
+    "resource_name",
+    "logical_resource_id",
+    "resource_status",
+    "resource_status_reason",
+    "physical_resource_id",
+)
 
 
 @router.get("/events", summary="List a stack's events")
@@ -40,7 +68,7 @@ def resource_events(
     resource_name: str,
 ) -> dict[str, Any]:
     found = _events(request, principal, stacks, stack_name, stack_id, resource_name)
-    if not found and "marker" not in request.query_params:
+    if not found:
         raise ApiError(404, f"No events found for resource {resource_name}", "HTTPNotFound")
     return {"events": found}
 
@@ -63,7 +91,7 @@ def show_event(
             )
             event.setdefault("resource_properties", {})
             return {"event": event}
-    raise ApiError(404, f"No event {event_id} found for resource {resource_name}", "HTTPNotFound")
+    raise ApiError(404, f"No event {event_id} found", "HTTPNotFound")
 
 
 def _events(
@@ -75,14 +103,15 @@ def _events(
     resource_name: str | None,
 ) -> list[dict[str, Any]]:
     q = request.query_params
-    stack = identified(stacks, principal, stack_name, stack_id)
-    wanted = {k: set(q.getlist(k)) for k in FILTERS if k in q}
-    limit = _limit(q.get("limit"))
+    limit = int_param(q.get("limit"), "limit")
+    depth = int_param(q.get("nested_depth"), "nested_depth") or 0
     sort_dir = q.get("sort_dir", "asc")
     if sort_dir not in ("asc", "desc"):
         raise ApiError(
             400, f"Invalid sort direction {sort_dir!r}: use asc or desc", "HTTPBadRequest"
         )
+    stack = identified(stacks, principal, stack_name, stack_id)
+    wanted = {k: set(q.getlist(k)) for k in FILTERS if k in q}
     found = stacks.events(
         principal.project,
         stack["id"],
@@ -90,16 +119,22 @@ def _events(
         limit=None if wanted else limit,
         marker=q.get("marker"),
         sort_dir=cast(Literal["asc", "desc"], sort_dir),
+        nested_depth=depth,
     )
     if wanted:
         found = [e for e in found if view_matches(e, wanted, FILTERS)][:limit]
-    name, sid = str(stack["stack_name"]), str(stack["id"])
-    return [with_event_links(request, principal.project, name, sid, e) for e in found]
+    root = stack_url(request, principal.project, str(stack["stack_name"]), str(stack["id"]))
+    return [_summary(request, principal.project, stack, e, root if depth else None) for e in found]
 
 
-def _limit(value: str | None) -> int | None:
-    if value is None:
-        return None
-    if not value.isdigit():
-        raise ApiError(400, "Only integer is acceptable by 'limit'.", "HTTPBadRequest")
-    return int(value)
+def _summary(
+    request: Request, project: str, stack: dict[str, Any], event: dict[str, Any], root: str | None
+) -> dict[str, Any]:
+    """One event as Heat lists it, linked to its own stack (a nested
+    stack's, with ``nested_depth``) and then to the root."""
+    name = str(event.get("stack_name") or stack["stack_name"])
+    sid = str(event.get("stack_identity") or stack["id"])
+    linked = with_event_links(request, project, name, sid, event)
+    if root is not None:
+        linked["links"].append({"href": root, "rel": "root_stack"})
+    return {k: linked[k] for k in SUMMARY_KEYS if k in linked}

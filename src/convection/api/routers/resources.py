@@ -7,7 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from convection.api.auth import Reader, Writer
+from convection.api.auth import Reader, Signaller, Writer
 from convection.api.body import JsonAny, JsonObject
 from convection.api.errors import ApiError
 from convection.api.links import with_resource_links
@@ -18,9 +18,10 @@ from convection.api.routers._common import (
     Service,
     bool_param,
     identified,
+    int_param,
     view_matches,
 )
-from convection.errors import NotFound
+from convection.stacks import Stacks
 
 router = APIRouter(prefix=PREFIX + STACK + "/resources", tags=["resources"])
 
@@ -31,7 +32,10 @@ FILTERS: Filters = {
     "id": ("physical_resource_id", None),
     "action": ("resource_status", 0),
     "status": ("resource_status", 1),
+    "physical_resource_id": ("physical_resource_id", None),
 }
+#: The list's query keys that are not filters.
+LIST_OPTIONS = frozenset({"nested_depth", "with_detail"})
 MARK_KEYS = frozenset({"mark_unhealthy", "resource_status_reason"})
 
 
@@ -40,16 +44,33 @@ def list_resources(
     request: Request, principal: Reader, stacks: Service, stack_name: str, stack_id: str
 ) -> dict[str, Any]:
     q = request.query_params
+    unknown = sorted(set(q) - set(FILTERS) - LIST_OPTIONS)
+    if unknown:
+        raise ApiError(400, f"Invalid filter parameters {unknown}", "HTTPBadRequest")
+    depth = int_param(q.get("nested_depth"), "nested_depth") or 0
+    detail = bool_param(q.get("with_detail", False), "with_detail")
     stack = identified(stacks, principal, stack_name, stack_id)
     wanted = {k: set(q.getlist(k)) for k in FILTERS if k in q}
     found = [
         r
-        for r in stacks.resources(principal.project, stack["id"])
+        for r in stacks.resources(principal.project, stack["id"], nested_depth=depth, detail=detail)
         if view_matches(r, wanted, FILTERS)
     ]
-    if bool_param(q.get("with_detail", False), "with_detail"):
-        found = [stacks.resource(principal.project, stack["id"], r["resource_name"]) for r in found]
-    return {"resources": [with_resource_links(request, principal.project, r) for r in found]}
+    owned = {
+        sid: stacks.nested_stacks(principal.project, sid)
+        for sid in {str(r["stack_identity"]) for r in found}
+    }
+    return {
+        "resources": [
+            with_resource_links(
+                request,
+                principal.project,
+                r,
+                owned[str(r["stack_identity"])].get(str(r["resource_name"])),
+            )
+            for r in found
+        ]
+    }
 
 
 @router.get("/{resource_name}", summary="Show a resource")
@@ -63,7 +84,17 @@ def show_resource(
 ) -> dict[str, Any]:
     stack = identified(stacks, principal, stack_name, stack_id)
     found = stacks.resource(principal.project, stack["id"], resource_name)
-    return {"resource": with_resource_links(request, principal.project, found)}
+    found["description"] = _definition(stacks, principal.project, stack["id"], resource_name).get(
+        "description", ""
+    )
+    nested = stacks.nested_stacks(principal.project, stack["id"]).get(resource_name)
+    return {"resource": with_resource_links(request, principal.project, found, nested)}
+
+
+def _definition(stacks: Stacks, project: str, stack_id: str, name: str) -> dict[str, Any]:
+    """The resource's snippet in the stack's stored template ({} if none)."""
+    definition = (stacks.template(project, stack_id).get("resources") or {}).get(name)
+    return definition if isinstance(definition, dict) else {}
 
 
 @router.get("/{resource_name}/metadata", summary="A resource's metadata")
@@ -81,7 +112,7 @@ def resource_metadata(
 
 @router.post("/{resource_name}/signal", summary="Signal a resource")
 def signal_resource(
-    principal: Writer,
+    principal: Signaller,
     stacks: Service,
     stack_name: str,
     stack_id: str,
@@ -92,14 +123,7 @@ def signal_resource(
     if body is not None and not isinstance(body, dict):
         raise ApiError(400, "The signal data must be a JSON object.", "HTTPBadRequest")
     data = body or {}
-    try:
-        stacks.signal(principal.project, stack["id"], resource_name, data)
-    except NotFound as exc:
-        if exc.kind == "Resource":
-            raise ApiError(
-                404, f"The Resource ({resource_name}) could not be found.", "EntityNotFound"
-            ) from None
-        raise
+    stacks.signal(principal.project, stack["id"], resource_name, data)  # 404 ResourceNotFound
 
 
 @router.patch("/{resource_name}", summary="Mark a resource unhealthy (or healthy)")

@@ -8,7 +8,9 @@ from typing import Any
 from fastapi import APIRouter
 
 from convection.api.auth import Reader
+from convection.api.errors import ApiError
 from convection.api.routers._common import PREFIX, STACK, Service, identified
+from convection.errors import NotFound
 
 router = APIRouter(prefix=PREFIX + STACK, tags=["stacks"])
 
@@ -51,4 +53,7 @@ def show_output(
     principal: Reader, stacks: Service, stack_name: str, stack_id: str, output_key: str
 ) -> dict[str, Any]:
     stack = identified(stacks, principal, stack_name, stack_id)
-    return {"output": stacks.output(principal.project, stack["id"], output_key)}
+    try:
+        return {"output": stacks.output(principal.project, stack["id"], output_key)}
+    except NotFound:
+        raise ApiError(404, f"Specified output key {output_key} not found.", "NotFound") from None

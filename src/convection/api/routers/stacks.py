@@ -4,8 +4,9 @@ preview, delete."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any, Literal, cast
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
@@ -15,8 +16,16 @@ from convection.api.auth import Reader, Writer
 from convection.api.body import JsonObject
 from convection.api.errors import ApiError
 from convection.api.links import stack_url, with_stack_links
-from convection.api.routers._common import PREFIX, STACK, Service, bool_param, identified, limits
-from convection.stack_views import MASK, hidden_parameters
+from convection.api.routers._common import (
+    PREFIX,
+    STACK,
+    Service,
+    bool_param,
+    identified,
+    int_param,
+    limits,
+)
+from convection.stack_views import MASK, hidden_parameters, iso
 from convection.stacks import Stacks
 from convection.stacks_read import FILTER_KEYS
 
@@ -26,6 +35,8 @@ router = APIRouter(prefix=PREFIX, tags=["stacks"])
 LOOKUP_SUBPATHS = frozenset(
     {"resources", "events", "template", "environment", "files", "actions", "outputs"}
 )
+#: Those Heat also redirects for a POST.
+POST_SUBPATHS = frozenset({"resources", "events", "template", "actions"})
 
 
 @router.get("/stacks", summary="List stacks")
@@ -33,34 +44,44 @@ LOOKUP_SUBPATHS = frozenset(
 def list_stacks(request: Request, principal: Reader, stacks: Service) -> dict[str, Any]:
     q = request.query_params
     filters = {k: q.getlist(k) for k in FILTER_KEYS if k in q}
-    limit = q.get("limit")
+    limit = int_param(q.get("limit"), "limit")
     sort_dir = q.get("sort_dir", "desc")
     if sort_dir not in ("asc", "desc"):
         raise ApiError(
             400, f"Invalid sort direction {sort_dir!r}: use asc or desc", "HTTPBadRequest"
         )
-    if limit is not None and not limit.isdigit():
-        raise ApiError(400, "Only integer is acceptable by 'limit'.", "HTTPBadRequest")
+    query: dict[str, Any] = {
+        "include_deleted": bool_param(q.get("show_deleted", False), "show_deleted"),
+        "show_nested": bool_param(q.get("show_nested", False), "show_nested"),
+        "filters": filters,
+        "tags": _tags(q.get("tags")),
+        "tags_any": _tags(q.get("tags_any")),
+        "not_tags": _tags(q.get("not_tags")),
+        "not_tags_any": _tags(q.get("not_tags_any")),
+    }
     found = stacks.list(
         principal.project,
-        include_deleted=bool_param(q.get("show_deleted", False), "show_deleted"),
-        show_nested=bool_param(q.get("show_nested", False), "show_nested"),
-        filters=filters,
-        tags=_tags(q.get("tags")),
-        tags_any=_tags(q.get("tags_any")),
-        not_tags=_tags(q.get("not_tags")),
-        not_tags_any=_tags(q.get("not_tags_any")),
+        **query,
         sort_keys=[k for keys in q.getlist("sort_keys") for k in keys.split(",") if k],
         sort_dir=cast(Literal["asc", "desc"], sort_dir),
-        limit=None if limit is None else int(limit),
+        limit=limit,
         marker=q.get("marker"),
     )
     body: dict[str, Any] = {
         "stacks": [with_stack_links(request, principal.project, s) for s in found]
     }
+    if limit and len(found) == limit:
+        body["links"] = [{"rel": "next", "href": _next_page(request, str(found[-1]["id"]))}]
     if bool_param(q.get("with_count", False), "with_count"):
-        body["count"] = len(found)
+        # Heat's count_stacks: every stack the filters match, not the page.
+        body["count"] = len(stacks.list(principal.project, **query))
     return body
+
+
+def _next_page(request: Request, marker: str) -> str:
+    """Heat's ``next`` link: this URL with ``marker`` set to the page's last."""
+    params = [(k, v) for k, v in request.query_params.multi_items() if k != "marker"]
+    return f"{request.url.replace(query='')}?{urlencode([*params, ('marker', marker)])}"
 
 
 @router.post("/stacks", status_code=201, summary="Create a stack")
@@ -91,15 +112,26 @@ def preview_stack(
     params = dict(body.get("parameters") or {})
     for hidden in hidden_parameters(given.template.data) & params.keys():
         params[hidden] = MASK
+    description = str(given.template.data.get("description") or "No description")
     stack = {
         "id": "None",
         "stack_name": name,
-        "description": "",
+        "description": description,
+        "template_description": description,
+        "creation_time": iso(datetime.now(UTC)),
+        "updated_time": None,
+        "deletion_time": None,
         "disable_rollback": bool_param(body.get("disable_rollback", True), "disable_rollback"),
         "timeout_mins": _timeout(body),
         "parameters": params,
+        "capabilities": [],
+        "notification_topics": [],
+        "stack_owner": None,
+        "parent": None,
+        "stack_user_project_id": None,
+        "tags": _tags(body.get("tags")) or None,
         "resources": result.get("added", []),
-        "links": [],
+        "links": [{"href": stack_url(request, principal.project, name, "None"), "rel": "self"}],
     }
     return {"stack": stack}
 
@@ -116,7 +148,7 @@ def lookup(request: Request, principal: Reader, stacks: Service, stack_name: str
 def lookup_subpath_post(
     request: Request, principal: Reader, stacks: Service, stack_name: str, path: str
 ) -> Response:
-    if path not in LOOKUP_SUBPATHS:
+    if path not in POST_SUBPATHS:
         raise ApiError(404, "The resource could not be found.", "HTTPNotFound")
     return _redirect(request, principal.project, stacks, stack_name, path)
 
@@ -128,7 +160,11 @@ def show_stack(
     if stack_id in LOOKUP_SUBPATHS:  # /stacks/{name}/resources and the like
         return _redirect(request, principal.project, stacks, stack_name, stack_id)
     stack = identified(stacks, principal, stack_name, stack_id)
-    return {"stack": with_stack_links(request, principal.project, stack)}
+    shown = stacks.show(principal.project, stack["id"])
+    resolve = request.query_params.get("resolve_outputs")
+    if resolve is not None and not bool_param(resolve, "resolve_outputs"):
+        shown.pop("outputs", None)  # Heat's resolve_outputs=False
+    return {"stack": with_stack_links(request, principal.project, shown)}
 
 
 @router.put(STACK, status_code=202, summary="Update a stack")
@@ -175,7 +211,7 @@ def _redirect(
     request: Request, project: str, stacks: Service, name_or_id: str, path: str
 ) -> RedirectResponse:
     """Heat's lookup: 302 to the stack's own URL, keeping sub-path and query."""
-    stack = stacks.show(project, name_or_id)
+    stack = stacks.identify(project, name_or_id)
     if stack.get("deletion_time") is not None and name_or_id == stack["stack_name"]:
         raise ApiError(404, f"The Stack ({name_or_id}) could not be found.", "EntityNotFound")
     url = stack_url(request, project, str(stack["stack_name"]), str(stack["id"]))
@@ -194,16 +230,12 @@ def _stack_name(body: dict[str, Any]) -> str:
 
 
 def _timeout(body: dict[str, Any]) -> int | None:
+    """Heat's ``timeout_mins``: a non-negative integer; 0 (or none) means the
+    default."""
     value = body.get("timeout_mins")
     if value is None or value == "":
         return None
-    try:
-        minutes = int(value)
-    except (TypeError, ValueError):
-        raise ApiError(400, f"Invalid timeout value {value}", "HTTPBadRequest") from None
-    if minutes <= 0:
-        raise ApiError(400, f"Invalid timeout value {value}", "HTTPBadRequest")
-    return minutes
+    return int_param(str(value), "timeout_mins") or None
 
 
 def _tags(value: Any) -> list[str]:

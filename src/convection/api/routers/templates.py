@@ -21,6 +21,9 @@ from convection.service import validate_template
 
 router = APIRouter(prefix=PREFIX, tags=["templates"])
 
+#: The key Heat names HOT versions (and their aliases) under.
+HOT_KEY = "heat_template_version"
+
 
 @router.post("/validate", summary="Validate a template")
 def validate(principal: Reader, stacks: Service, body: JsonObject) -> dict[str, Any]:
@@ -79,19 +82,21 @@ def resource_type_template(
 
 @router.get("/template_versions", summary="List template versions")
 def list_template_versions(principal: Reader) -> dict[str, Any]:
+    """Heat's list: each dated version once, its release-name aliases in the
+    same ``heat_template_version.<name>`` form it registers them under."""
     versions = [
-        {"version": v.key, "type": "hot", "aliases": list(v.aliases)} for v in all_versions()
+        {"version": v.key, "type": "hot", "aliases": [f"{HOT_KEY}.{a}" for a in v.aliases]}
+        for v in all_versions()
     ]
     return {"template_versions": versions}
 
 
 @router.get("/template_versions/{version}/functions", summary="A version's functions")
 def list_template_functions(request: Request, principal: Reader, version: str) -> dict[str, Any]:
-    found = get_version(version.removeprefix("heat_template_version."))
+    prefix, _, name = version.partition(".")
+    found = get_version(name) if prefix == HOT_KEY else None
     if found is None:
-        raise ApiError(
-            404, f"The template version ({version}) could not be found.", "EntityNotFound"
-        )
+        raise ApiError(404, f"Template with version {version} not found", "NotFound")
     conditions = bool_param(
         request.query_params.get("with_condition_func", False), "with_condition_func"
     )

@@ -6,8 +6,9 @@ ordered by age (the oldest go first when it shrinks). A change to
 ``resource`` is rolled out with ``rolling_updates`` (Heat's InstanceGroup
 batch arithmetic), then the group is resized to its desired capacity.
 
-Scaling: ``convection stack resource signal STACK POLICY`` reaches the
-policy, which checks the alarm state and its own cooldown and then asks the
+Scaling: a POST to the policy's ``alarm_url`` (pre-signed) or ``signal_url``
+(with a token), or ``convection stack resource signal STACK POLICY``, reaches
+the policy, which checks the alarm state and its own cooldown and then asks the
 service to signal its group (:class:`SignalPeer`) with the adjustment. The
 group checks that it is COMPLETE, computes the new capacity (clamped to
 ``min_size``/``max_size``), checks its cooldown and starts resizing its
@@ -38,6 +39,7 @@ from convection.groups import rolling, scaling
 from convection.groups.attributes import MemberNotFound, scaling_group_attribute
 from convection.groups.nested import group_template, scaled_definition
 from convection.hot.constraints import AllowedValues, Range
+from convection.resources import signal_urls
 from convection.resources._context import ResourceContext
 from convection.resources._nested import ChildStack
 from convection.resources._plugin import (
@@ -396,8 +398,28 @@ class ScalingPolicy(ResourcePlugin):
         return []
 
     async def create(self, ctx: ResourceContext, props: Properties) -> Token:
+        await signal_urls.ensure(ctx)  # the token in alarm_url, minted once
         if ctx.physical_id is None:
             await ctx.set_physical_id(ctx.physical_resource_name)
+        return None
+
+    async def delete(self, ctx: ResourceContext, props: Properties) -> Token:
+        """Revoke the policy's signal token: its URLs must die with it."""
+        signal_urls.revoke(ctx)
+        return None
+
+    async def attribute(self, ctx: ResourceContext, props: Properties, name: str) -> JSON:
+        """Heat's ``alarm_url`` (pre-signed: POST with no header) and
+        ``signal_url`` (the native endpoint, with an ``X-Auth-Token``);
+        None without an API URL, as no URL would reach this policy."""
+        cred = signal_urls.stored(ctx.data)
+        if cred is None:
+            return None
+        where = (ctx.stack_name, ctx.stack_id, ctx.resource_name)
+        if name == "alarm_url":
+            return signal_urls.presigned_url(cred, signal_urls.SIGNAL, *where)
+        if name == "signal_url":
+            return signal_urls.heat_signal_url(cred, *where)
         return None
 
     async def signal(

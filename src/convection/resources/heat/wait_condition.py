@@ -185,8 +185,10 @@ class HeatWaitCondition(_WaitCondition):
 
 class AWSWaitCondition(_WaitCondition):
     """Heat's AWS flavour: capitalised names, an integer timeout, and only
-    AWS-format handles. Heat's handle is a signed URL naming the stack;
-    here it is the handle's reference id."""
+    AWS-format handles. ``Handle`` is the handle's reference id: its
+    pre-signed URL when the engine has an API URL, else its physical id;
+    either is looked up among this stack's resources, so another stack's
+    handle URL is refused as Heat refuses it."""
 
     type_name = "AWS::CloudFormation::WaitCondition"
     NAMES = ("Handle", "Timeout", "Count")

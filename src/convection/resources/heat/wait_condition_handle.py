@@ -30,15 +30,22 @@ whose write was replaced meanwhile, again; see ``convection.stack_signals``):
 an entry remembers the operation that wrote it, so a second delivery of one
 signal changes nothing.
 
-Attributes. Heat's ``token`` and ``endpoint`` are a Keystone token and the
-Heat API URL; Convection has no REST API yet, so they are ``None`` (what
-Heat gives for transports without them). ``curl_cli`` is the command
-prefix that signals the handle today, ``convection stack resource signal
-STACK_ID RESOURCE``, to which a script appends ``--data '{"status":
-"SUCCESS"}'`` just as Heat's users append ``--data-binary``. ``signal`` is
-a JSON map of everything a signaller needs. When the REST API comes, its
-signal URL is a thin layer over ``Stacks.signal`` and these attributes gain
-the URL and token.
+Attributes, as Heat's. With an API URL configured (``ctx.api``: ``convection
+server``, or ``CONVECTION_API_URL``) a handle mints, on create, a token that
+may signal this handle and nothing else, and keeps it in its ``data`` with
+the URL (:mod:`convection.resources.signal_urls`); it is revoked when the
+handle is deleted or replaced. OS::Heat's ``endpoint`` is then the REST
+API's signal URL, ``token`` that token and ``curl_cli`` Heat's exact
+``curl -i -X POST -H 'X-Auth-Token: ...' ... ENDPOINT`` prefix, to which a
+script appends ``--data-binary '{"status": "SUCCESS"}'``; all three are
+None unless ``signal_transport`` is TOKEN_SIGNAL, and ``signal`` is the map
+of the chosen transport, as Heat's. The AWS handle's reference id is a
+pre-signed URL that ``cfn-signal`` or ``curl -X PUT`` signals.
+
+Without an API URL (plain CLI use) ``curl_cli`` is the command prefix
+``convection stack resource signal STACK_ID RESOURCE`` (append ``--data
+JSON``), ``token``/``endpoint`` are None, ``signal`` maps what that command
+needs, and the AWS reference id is the physical id.
 """
 
 from __future__ import annotations
@@ -49,6 +56,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from convection.hot.constraints import AllowedValues
+from convection.resources import signal_urls
 from convection.resources._context import ResourceContext
 from convection.resources._plugin import Properties, ResourceFailure, ResourcePlugin, Token
 from convection.resources._schema import AttributeSchema, AttributeType, PropertySchema
@@ -62,6 +70,7 @@ STATUSES = (FAILURE, SUCCESS)
 #: Key of the entry list in a handle's ``data``.
 SIGNALS = "signals"
 
+TOKEN_SIGNAL = "TOKEN_SIGNAL"
 SIGNAL_TRANSPORTS = (
     "CFN_SIGNAL",
     "TEMP_URL_SIGNAL",
@@ -109,8 +118,15 @@ class _Handle(ResourcePlugin):
     KEYS: ClassVar[tuple[str, str, str, str]] = ("data", "reason", "status", "id")
 
     async def create(self, ctx: ResourceContext, props: Properties) -> Token:
+        await signal_urls.ensure(ctx)
         if ctx.physical_id is None:
             await ctx.set_physical_id(ctx.physical_resource_name)
+        return None
+
+    async def delete(self, ctx: ResourceContext, props: Properties) -> Token:
+        """Revoke the handle's signal token: a deleted or replaced handle's
+        URL must not signal its successor of the same name."""
+        signal_urls.revoke(ctx)
         return None
 
     def normalise(self, details: Mapping[str, Any], count: int) -> Mapping[str, Any]:
@@ -179,25 +195,30 @@ class HeatWaitConditionHandle(_Handle):
     properties_schema: ClassVar[Mapping[str, PropertySchema]] = {
         "signal_transport": PropertySchema(
             type=PT.STRING,
-            description="How the client will signal the wait condition. Convection "
-            "accepts every Heat transport; signals arrive through Stacks.signal (the "
-            "`convection stack resource signal` command) whichever is chosen.",
-            default="TOKEN_SIGNAL",
+            description="How the client will signal the wait condition: which of "
+            "token/endpoint/curl_cli (TOKEN_SIGNAL) or the signal map (the others) is "
+            "filled in. Every transport is signalled through the REST API or the "
+            "`convection stack resource signal` command; NO_SIGNAL still waits for one.",
+            default=TOKEN_SIGNAL,
             constraints=(AllowedValues(SIGNAL_TRANSPORTS),),
         ),
     }
     attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {
         "token": AttributeSchema(
-            "Token for signalling the handle through the REST API; None until Convection has one.",
+            "Token that may signal this handle (and nothing else) when signal_transport "
+            "is TOKEN_SIGNAL; None otherwise or without an API URL.",
             AttributeType.STRING,
         ),
         "endpoint": AttributeSchema(
-            "URL for signalling the handle through the REST API; None until Convection has one.",
+            "REST API URL that signals this handle when signal_transport is "
+            "TOKEN_SIGNAL; None otherwise or without an API URL.",
             AttributeType.STRING,
         ),
         "curl_cli": AttributeSchema(
-            "Command prefix that signals the handle; append "
-            '--data \'{"status": "SUCCESS"}\' (or FAILURE).',
+            "curl command prefix that signals the handle when signal_transport is "
+            'TOKEN_SIGNAL; append --data-binary \'{"status": "SUCCESS"}\' (or '
+            "FAILURE). Without an API URL, a `convection stack resource signal` command "
+            "prefix instead (append --data JSON).",
             AttributeType.STRING,
         ),
         "signal": AttributeSchema(
@@ -217,27 +238,91 @@ class HeatWaitConditionHandle(_Handle):
     async def attribute(self, ctx: ResourceContext, props: Properties, name: str) -> JSON:
         if ctx.physical_id is None:
             return None  # Heat: nothing before the handle exists
-        command = signal_command(ctx.stack_id, ctx.resource_name)
-        if name == "curl_cli":
-            return command
+        cred = signal_urls.stored(ctx.data)
+        if cred is None:
+            return _cli_attribute(ctx, name)
+        transport = str(props.get("signal_transport", TOKEN_SIGNAL))
         if name == "signal":
-            return json.dumps(
-                {
-                    "stack_id": ctx.stack_id,
-                    "stack_name": ctx.stack_name,
-                    "resource_name": ctx.resource_name,
-                    "command": command,
-                }
-            )
-        return None  # token, endpoint: no REST API yet
+            return json.dumps(_signal_map(ctx, cred, transport))
+        if transport != TOKEN_SIGNAL:
+            return None  # Heat: token, endpoint and curl_cli are TOKEN_SIGNAL's
+        endpoint = signal_urls.heat_signal_url(
+            cred, ctx.stack_name, ctx.stack_id, ctx.resource_name
+        )
+        if name == "token":
+            return cred.token
+        if name == "endpoint":
+            return endpoint
+        if name == "curl_cli":
+            return curl_cli(cred.token, endpoint)
+        return None
+
+
+def curl_cli(token: str, endpoint: str) -> str:
+    """Heat's ``curl_cli``, character for character."""
+    return (
+        f"curl -i -X POST -H 'X-Auth-Token: {token}' "
+        "-H 'Content-Type: application/json' -H 'Accept: application/json' "
+        f"{endpoint}"
+    )
+
+
+def _cli_attribute(ctx: ResourceContext, name: str) -> JSON:
+    """The attributes without a REST API: a command line to run instead."""
+    command = signal_command(ctx.stack_id, ctx.resource_name)
+    if name == "curl_cli":
+        return command
+    if name == "signal":
+        return json.dumps(
+            {
+                "stack_id": ctx.stack_id,
+                "stack_name": ctx.stack_name,
+                "resource_name": ctx.resource_name,
+                "command": command,
+            }
+        )
+    return None
+
+
+def _signal_map(ctx: ResourceContext, cred: signal_urls.Credential, transport: str) -> JSON:
+    """Heat's ``signal`` attribute for each transport. CFN and TEMP_URL
+    get a pre-signed URL to PUT to (Heat: an EC2-signed CFN URL, a Swift
+    TempURL); HEAT and ZAQAR the native endpoint and a token in place of
+    Keystone credentials (there is no Keystone, nor a Zaqar queue);
+    TOKEN_SIGNAL nothing (Heat gives null: ``token``/``endpoint`` serve);
+    NO_SIGNAL an empty map."""
+    if transport == "NO_SIGNAL":
+        return {}
+    if transport == TOKEN_SIGNAL:
+        return None
+    where = (ctx.stack_name, ctx.stack_id, ctx.resource_name)
+    if transport in ("CFN_SIGNAL", "TEMP_URL_SIGNAL"):
+        return {"alarm_url": signal_urls.presigned_url(cred, signal_urls.WAITCONDITION, *where)}
+    return {
+        "alarm_url": signal_urls.heat_signal_url(cred, *where),
+        "auth_url": cred.api_url,
+        "project_id": cred.project,
+        "stack_id": ctx.stack_id,
+        "resource_name": ctx.resource_name,
+        "token": cred.token,
+    }
 
 
 class AWSWaitConditionHandle(_Handle):
-    """Heat's reference id is a signed URL; with no API to sign for, it is
-    the physical id (Heat's default for other types)."""
+    """The reference id is a pre-signed URL to PUT ``{Status, Reason, Data,
+    UniqueId}`` to, as Heat's; with no API URL configured it is the
+    physical id (Heat's default for other types)."""
 
     type_name = "AWS::CloudFormation::WaitConditionHandle"
     KEYS = ("Data", "Reason", "Status", "UniqueId")
+
+    async def reference_id(self, ctx: ResourceContext, props: Properties) -> JSON:
+        cred = signal_urls.stored(ctx.data)
+        if cred is None or ctx.physical_id is None:
+            return await super().reference_id(ctx, props)
+        return signal_urls.presigned_url(
+            cred, signal_urls.WAITCONDITION, ctx.stack_name, ctx.stack_id, ctx.resource_name
+        )
 
 
 class UpdateWaitConditionHandle(AWSWaitConditionHandle):

@@ -55,6 +55,12 @@ def stored_config(data: Mapping[str, JSON]) -> Mapping[str, JSON] | None:
     return doc if isinstance(doc, Mapping) else None
 
 
+async def record_config(ctx: ResourceContext, doc: Mapping[str, JSON]) -> None:
+    """Show the config in Heat's software config API (``ctx.software``)."""
+    if ctx.software is not None and ctx.physical_id is not None:
+        await ctx.software.save_config(ctx.physical_id, doc)
+
+
 def property_error(ctx: ResourceContext, field: str, message: str) -> ResourceFailure:
     return ResourceFailure(
         f"Property error: resources.{ctx.resource_name}.properties.{field}: {message}"
@@ -88,12 +94,20 @@ class SoftwareConfig(ResourcePlugin):
         }
 
     async def create(self, ctx: ResourceContext, props: Properties) -> Token:
-        if ctx.physical_id is not None and stored_config(ctx.data) is not None:
-            return None  # a re-run after a crash: already stored
-        doc = await self.document(ctx, props)
-        self.check_document(ctx, doc)
-        await ctx.set_data({"config": doc})
-        await ctx.set_physical_id(config_id(ctx))
+        doc = stored_config(ctx.data)
+        if ctx.physical_id is None or doc is None:
+            doc = await self.document(ctx, props)
+            self.check_document(ctx, doc)
+            await ctx.set_data({"config": doc})
+            await ctx.set_physical_id(config_id(ctx))
+        # After a crash too: the row is rewritten whole, so twice is harmless.
+        await record_config(ctx, doc)
+        return None
+
+    async def delete(self, ctx: ResourceContext, props: Properties) -> Token:
+        """Heat deletes the config row with its resource."""
+        if ctx.software is not None and ctx.physical_id is not None:
+            await ctx.software.delete_config(ctx.physical_id)
         return None
 
     def check_document(self, ctx: ResourceContext, doc: Mapping[str, JSON]) -> None:

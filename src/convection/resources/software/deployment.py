@@ -23,11 +23,19 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from convection.resources._context import ResourceContext
-from convection.resources._plugin import Properties, ResourceFailure, ResourcePlugin, Token
+from convection.resources._plugin import (
+    Poll,
+    Properties,
+    ResourceFailure,
+    ResourcePlugin,
+    Token,
+)
 from convection.resources._schema import AttributeSchema, AttributeType, PropertySchema
+from convection.resources.nodes._common import KIND_KEY
+from convection.resources.software import _pull
 from convection.resources.software import _schemas as s
 from convection.resources.software._node import TransportFactory
-from convection.resources.software._run import Member, apply, new_deployment_id
+from convection.resources.software._run import Applied, Member, apply, new_deployment_id
 from convection.types import JSON
 
 STANDARD_ATTRIBUTES: Mapping[str, AttributeSchema] = {
@@ -88,39 +96,108 @@ class SoftwareDeployment(ResourcePlugin):
             deployment_id = new_deployment_id(ctx, ctx.resource_name)
             await ctx.set_physical_id(deployment_id)  # persist before the run
         previous = ctx.data.get("last")
+        member = self._member(ctx, props, deployment_id)
+        last = previous if isinstance(previous, Mapping) else None
+        server = await ctx.peer(member.server)
+        if server is not None and server.data.get(KIND_KEY) == _pull.PULL_KIND:
+            started = await _pull.start(
+                ctx,
+                member,
+                props,
+                action,
+                server_id=server.physical_id or "",
+                previous=last,
+                pull=ctx.data.get("pull"),
+                keep=lambda state: ctx.set_data({**ctx.data, "pull": state}),
+            )
+            if isinstance(started, float):
+                return {"pull_deadline": started}  # the agent runs it; poll
+            return await self._recorded(ctx, started, previous, deployment_id)
         applied = await apply(
-            ctx,
-            self._member(ctx, props, deployment_id),
-            props,
-            action,
-            previous=previous if isinstance(previous, Mapping) else None,
-            factory=type(self).transport_factory,
+            ctx, member, props, action, previous=last, factory=type(self).transport_factory
         )
+        await _pull.push_row(ctx, member, props, action, applied)
+        return await self._recorded(ctx, applied, previous, deployment_id)
+
+    async def _recorded(
+        self, ctx: ResourceContext, applied: Applied, previous: JSON, deployment_id: str
+    ) -> None:
+        """Keep the action's result under its operation id; raise its failure."""
         record = applied.record if applied.record is not None else previous
-        await ctx.set_data({"op": ctx.operation_id, "last": record, "failure": applied.failure})
+        await ctx.set_data(
+            {**ctx.data, "op": ctx.operation_id, "last": record, "failure": applied.failure}
+        )
         new_id = record.get("id") if isinstance(record, Mapping) else None
         if isinstance(new_id, str) and new_id != deployment_id:
             await ctx.set_physical_id(new_id)
         if applied.failure is not None:
             raise ResourceFailure(applied.failure)
-        return None
+
+    async def _check(self, ctx: ResourceContext, props: Properties) -> Poll:
+        """Pull mode's wait for the agent's report; push mode is done."""
+        if ctx.data.get("op") == ctx.operation_id:
+            failure = ctx.data.get("failure")
+            if isinstance(failure, str):
+                raise ResourceFailure(failure)
+            return True
+        pull = _pull.waiting(ctx, ctx.data.get("pull"))
+        if ctx.physical_id is None or pull is None:
+            return True
+        result = await _pull.poll(ctx, self._member(ctx, props, ctx.physical_id), pull)
+        if isinstance(result, Applied):
+            await self._recorded(ctx, result, ctx.data.get("last"), ctx.physical_id)
+            return True
+        return result
 
     async def create(self, ctx: ResourceContext, props: Properties) -> Token:
         return await self._act(ctx, props, "CREATE")
 
+    async def check_create_complete(
+        self, ctx: ResourceContext, props: Properties, token: Token
+    ) -> Poll:
+        return await self._check(ctx, props)
+
     async def update(self, ctx: ResourceContext, props: Properties) -> Token:
         return await self._act(ctx, props, "UPDATE")
 
+    async def check_update_complete(
+        self, ctx: ResourceContext, props: Properties, token: Token
+    ) -> Poll:
+        return await self._check(ctx, props)
+
     async def delete(self, ctx: ResourceContext, props: Properties) -> Token:
         if await ctx.peer(str(props.get("server") or "")) is None:
-            return None  # Heat: a deployment whose server is gone is simply deleted
-        return await self._act(ctx, props, "DELETE")
+            # Heat: a deployment whose server is gone is simply deleted
+            await _pull.forget(ctx, ctx.physical_id, ctx.data.get("pull"))
+            return None
+        token = await self._act(ctx, props, "DELETE")
+        if token is None:
+            await _pull.forget(ctx, ctx.physical_id, ctx.data.get("pull"))
+        return token
+
+    async def check_delete_complete(
+        self, ctx: ResourceContext, props: Properties, token: Token
+    ) -> Poll:
+        done = await self._check(ctx, props)
+        if done is True:
+            await _pull.forget(ctx, ctx.physical_id, ctx.data.get("pull"))
+        return done
 
     async def suspend(self, ctx: ResourceContext, props: Properties) -> Token:
         return await self._act(ctx, props, "SUSPEND")
 
+    async def check_suspend_complete(
+        self, ctx: ResourceContext, props: Properties, token: Token
+    ) -> Poll:
+        return await self._check(ctx, props)
+
     async def resume(self, ctx: ResourceContext, props: Properties) -> Token:
         return await self._act(ctx, props, "RESUME")
+
+    async def check_resume_complete(
+        self, ctx: ResourceContext, props: Properties, token: Token
+    ) -> Poll:
+        return await self._check(ctx, props)
 
     async def attribute(self, ctx: ResourceContext, props: Properties, name: str) -> JSON:
         """Heat's ``get_attribute``: the deployment's output values by name."""

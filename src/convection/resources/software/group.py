@@ -23,11 +23,11 @@ already holds last-first, as Heat updates the highest indices first.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar
 
 from convection.hot.constraints import Range
-from convection.resources._context import ResourceContext
+from convection.resources._context import Peer, ResourceContext
 from convection.resources._plugin import (
     Poll,
     Properties,
@@ -43,6 +43,8 @@ from convection.resources._schema import (
     PropertyType,
 )
 from convection.resources._validate import validate_properties
+from convection.resources.nodes._common import KIND_KEY
+from convection.resources.software import _pull
 from convection.resources.software import _schemas as s
 from convection.resources.software._node import TransportFactory
 from convection.resources.software._run import Applied, Member, apply, new_deployment_id
@@ -119,7 +121,9 @@ class SoftwareDeploymentGroup(ResourcePlugin):
             return None
         batches, step = list(run.get("batches") or []), int(run.get("next") or 0)
         if step < len(batches):
-            await self._run_batch(ctx, props, batches[step])
+            wait = await self._run_batch(ctx, props, batches[step])
+            if wait is not None:  # pull members still wait for their agents
+                return {"op": ctx.operation_id, "wait": wait}
             step += 1
         members = dict(_members(ctx.data))
         if step >= len(batches):
@@ -139,35 +143,60 @@ class SoftwareDeploymentGroup(ResourcePlugin):
         left = float(run.get("due") or 0) - ctx.now()
         if left > 0:
             return Wait(left)
-        return await self._advance(ctx, props) is None
+        token = await self._advance(ctx, props)
+        if isinstance(token, Mapping) and isinstance(token.get("wait"), int | float):
+            return Wait(float(token["wait"]))
+        return token is None
 
-    async def _run_batch(self, ctx: ResourceContext, props: Properties, batch: Any) -> None:
-        """Run one batch's members at once; record each as it ends."""
+    async def _run_batch(self, ctx: ResourceContext, props: Properties, batch: Any) -> float | None:
+        """Run one batch's members at once; record each as it ends. Called
+        again while pull members wait: the seconds to sleep, or None once
+        every member has its verdict."""
         members: dict[str, JSON] = dict(_members(ctx.data))
         run = ctx.data.get("run")
         lock = asyncio.Lock()
 
-        async def one(name: str, member_action: str, server: str) -> tuple[str, str | None]:
+        async def keep(name: str, record: Mapping[str, JSON] | None) -> None:
+            async with lock:
+                if record is None:
+                    members.pop(name, None)
+                else:
+                    members[name] = dict(record)
+                await ctx.set_data({"members": members, "run": run})
+
+        async def one(name: str, member_action: str, server: str) -> tuple[str, str | None, float]:
             previous = members.get(name)
             prev = previous if isinstance(previous, Mapping) else None
             if prev is not None and prev.get("op") == ctx.operation_id:
                 failure = prev.get("failure")  # this member finished before a crash
-                return name, failure if isinstance(failure, str) else None
-            if member_action == "DELETE" and await ctx.peer(server) is None:
+                return name, failure if isinstance(failure, str) else None, 0.0
+            peer = await ctx.peer(server)
+            if member_action == "DELETE" and peer is None:
                 applied = Applied(None)  # its server is gone: nothing to run
+            elif peer is not None and peer.data.get(KIND_KEY) == _pull.PULL_KIND:
+                member = self._member(ctx, name, server, prev)
+                pulled = await self._member_pull(
+                    ctx, props, member, member_action, peer, prev, keep
+                )
+                if isinstance(pulled, Wait):
+                    return name, None, pulled.seconds
+                applied = pulled
             else:
                 applied = await self._member_run(ctx, props, name, member_action, server, prev)
-            async with lock:
-                if member_action == "DELETE" and applied.failure is None:
-                    members.pop(name, None)
-                elif applied.record is not None:
-                    record = {**applied.record, "op": ctx.operation_id}
-                    members[name] = {**record, "failure": applied.failure}
-                await ctx.set_data({"members": members, "run": run})
-            return name, applied.failure
+            pull = prev.get("pull") if prev else None
+            if member_action == "DELETE" and applied.failure is None:
+                await _pull.forget(ctx, str(prev.get("id")) if prev else None, pull)
+                await keep(name, None)
+            elif applied.record is not None:
+                record = {**applied.record, "op": ctx.operation_id, "pull": pull}
+                await keep(name, {**record, "failure": applied.failure})
+            return name, applied.failure, 0.0
 
         results = await asyncio.gather(*(one(str(n), str(a), str(v)) for n, a, v in batch))
-        failed = [(n, f) for n, f in results if f]
+        waits = [w for _, f, w in results if w > 0 and not f]
+        if waits and not any(f for _, f, _ in results):
+            return min(waits)
+        failed = [(n, f) for n, f, _ in results if f]
         if failed:
             name, reason = failed[0]
             others = ", ".join(n for n, _ in failed[1:])
@@ -177,6 +206,55 @@ class SoftwareDeploymentGroup(ResourcePlugin):
             }
             await ctx.set_data({"members": members, "op": ctx.operation_id, "failure": failure})
             raise ResourceFailure(failure["reason"], path=failure["path"])
+        return None
+
+    def _member(
+        self, ctx: ResourceContext, name: str, server: str, prev: Mapping[str, JSON] | None
+    ) -> Member:
+        ident = prev.get("id") if prev else None
+        return Member(
+            name=name,
+            deployment_id=str(ident) if ident else new_deployment_id(ctx, name),
+            server=server,
+            where=f"resources.{ctx.resource_name}.properties.servers.{name}",
+        )
+
+    async def _member_pull(
+        self,
+        ctx: ResourceContext,
+        props: Properties,
+        member: Member,
+        action: str,
+        server: Peer,
+        prev: Mapping[str, JSON] | None,
+        keep: Callable[[str, Mapping[str, JSON] | None], Awaitable[None]],
+    ) -> Applied | Wait:
+        """A member on a DeployedServer: publish it for the server's agent,
+        then wait for its report (``_pull``); the state lives in its record."""
+        base = dict(prev or {"id": member.deployment_id, "server": member.server})
+
+        async def keep_state(state: dict[str, JSON]) -> None:
+            await keep(member.name, {**base, "pull": state})
+
+        try:
+            pull = _pull.waiting(ctx, prev.get("pull") if prev else None)
+            if pull is not None:
+                return await _pull.poll(ctx, member, pull)
+            started = await _pull.start(
+                ctx,
+                member,
+                props,
+                action,
+                server_id=server.physical_id or "",
+                previous=prev,
+                pull=None,
+                keep=keep_state,
+            )
+        except ResourceFailure as exc:
+            return Applied(dict(prev) if prev else None, exc.message)
+        if isinstance(started, Applied):
+            return started
+        return Wait(min(started - ctx.now(), _pull.POLL_SECONDS))
 
     async def _member_run(
         self,
@@ -187,19 +265,15 @@ class SoftwareDeploymentGroup(ResourcePlugin):
         server: str,
         prev: Mapping[str, JSON] | None,
     ) -> Applied:
-        ident = prev.get("id") if prev else None
-        member = Member(
-            name=name,
-            deployment_id=str(ident) if ident else new_deployment_id(ctx, name),
-            server=server,
-            where=f"resources.{ctx.resource_name}.properties.servers.{name}",
-        )
+        member = self._member(ctx, name, server, prev)
         try:
-            return await apply(
+            applied = await apply(
                 ctx, member, props, action, previous=prev, factory=type(self).transport_factory
             )
         except ResourceFailure as exc:
             return Applied(dict(prev) if prev else None, exc.message)
+        await _pull.push_row(ctx, member, props, action, applied)
+        return applied
 
     async def create(self, ctx: ResourceContext, props: Properties) -> Token:
         return await self._start(ctx, props, "CREATE")

@@ -1,0 +1,111 @@
+"""What Heat's API has no single route for, composed from routes it has.
+
+* A stack's tree to a depth (for hooks; resources and events take
+  ``nested_depth``): its nested stacks come from one ``GET
+  /stacks?show_nested=true`` (each names its ``parent``), ordered by name
+  as the service orders them; each child's owner is the parent's resource
+  whose physical id is the child.
+* Hooks waiting (heatclient's ``hook poll``, which also reads events): a
+  resource whose last pause event since the stack's current operation
+  began has no "cleared" event after it.
+* A hook path (``web/3``): each owner's physical id is its child stack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from convection.engine.hooks import HOOK_ACTIONS, cleared_reason, paused_reason
+
+if TYPE_CHECKING:
+    from convection.cli.remote.stacks import RemoteStacks
+
+Dicts = list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A stack of the tree: the stack, its owner resource, its hook path prefix."""
+
+    stack: dict[str, Any]
+    owner: str | None
+    prefix: str
+
+
+def tree(stacks: RemoteStacks, project: str, name_or_id: str, depth: int) -> list[Member]:
+    """The stack and its live nested stacks to ``depth``, parents first."""
+    top = stacks.show(project, name_or_id)
+    out = [Member(top, None, "")]
+    if depth <= 0:
+        return out
+    children: dict[str, Dicts] = {}
+    for s in stacks.list(project, show_nested=True, sort_keys=["stack_name"], sort_dir="asc"):
+        if s.get("parent"):
+            children.setdefault(str(s["parent"]), []).append(s)
+    level = out
+    for _ in range(depth):
+        found = []
+        for parent in level:
+            kids = children.get(str(parent.stack["id"]), [])
+            owners = _owners(stacks, project, parent.stack["id"]) if kids else {}
+            for kid in kids:
+                owner = owners.get(str(kid["id"]), "")
+                found.append(Member(kid, owner, f"{parent.prefix}{owner}/"))
+        out.extend(found)
+        level = found
+    return out
+
+
+def _owners(stacks: RemoteStacks, project: str, stack_id: str) -> dict[str, str]:
+    """Child stack id -> the name of the resource that owns it."""
+    return {
+        str(r["physical_resource_id"]): str(r["resource_name"])
+        for r in stacks.resources(project, stack_id)
+        if r.get("physical_resource_id")
+    }
+
+
+def hook_poll(stacks: RemoteStacks, project: str, name_or_id: str, depth: int) -> Dicts:
+    found: list[tuple[str, int, dict[str, Any]]] = []
+    for member in tree(stacks, project, name_or_id, depth):
+        every = stacks.events(project, member.stack["id"])
+        for position, event, hook in _pending(every, str(member.stack["stack_name"])):
+            view = {
+                **event,
+                "hook_type": hook,
+                "stack_name": member.stack["stack_name"],
+                "resource_path": member.prefix + str(event["resource_name"]),
+            }
+            found.append((str(event.get("event_time") or ""), position, view))
+    return [view for _, _, view in sorted(found, key=lambda item: item[:2])]
+
+
+_PAUSED = {paused_reason(h): h for h in HOOK_ACTIONS}
+_CLEARED = {cleared_reason(h): h for h in HOOK_ACTIONS}
+
+
+def _pending(events: Dicts, stack_name: str) -> list[tuple[int, dict[str, Any], str]]:
+    """(position, pause event, hook) of each pause not cleared since the
+    stack's current operation started (its last stack-level IN_PROGRESS)."""
+    start = 0
+    for i, e in enumerate(events):
+        if e["resource_name"] == stack_name and str(e["resource_status"]).endswith("_IN_PROGRESS"):
+            start = i
+    waiting: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
+    for i, e in enumerate(events[start:], start):
+        reason = str(e.get("resource_status_reason") or "")
+        if reason in _PAUSED:
+            waiting[(e["resource_name"], _PAUSED[reason])] = (i, e)
+        elif reason in _CLEARED:
+            waiting.pop((e["resource_name"], _CLEARED[reason]), None)
+    return sorted(((i, e, hook) for (_, hook), (i, e) in waiting.items()), key=lambda t: t[0])
+
+
+def resolve_path(stacks: RemoteStacks, project: str, name_or_id: str, path: str) -> tuple[str, str]:
+    """(stack id, resource name) of a hook path such as ``web/3``."""
+    parts = [p for p in path.split("/") if p] or [path]
+    stack_id = str(stacks.show(project, name_or_id)["id"])
+    for owner in parts[:-1]:
+        stack_id = str(stacks.resource(project, stack_id, owner)["physical_resource_id"])
+    return stack_id, parts[-1]
