@@ -13,11 +13,12 @@ Every phase's diagnostics are gathered, so a user sees all problems at once.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from convection import _recompile
 from convection._gc import collector_paused
+from convection._member_compile import Entry, MemberCompiles, Recorder, Variant
 from convection.definition import StackDefinition, TypeCatalog, build_definition
 from convection.diagnostics import Diagnostic, Diagnostics
 from convection.errors import InvalidInput, LimitExceeded
@@ -111,11 +112,15 @@ def compile_stack(
     catalog: TypeCatalog | None = None,
     strict: bool = True,
     limits: Limits = DEFAULT_LIMITS,
+    shared: MemberCompiles | None = None,
+    owner: str = "",
 ) -> Compiled:
     """Run every phase; raise :class:`InvalidInput` listing all errors.
 
     ``strict=False`` is template-validate mode, as Heat's: parameter values
     need not be supplied and are not checked against constraints.
+    ``shared`` (tagged with ``owner``) holds parses and definitions that
+    other compiles of the same template may reuse: a group's members.
     """
     with collector_paused():  # see convection._gc: compiling makes no cycles
         key = _stack_key(identity, catalog, strict, limits)
@@ -126,7 +131,12 @@ def compile_stack(
                 _remember(key, inputs, found)
                 return found
         compiled = _compile_stack(
-            inputs, identity=identity, catalog=catalog, strict=strict, limits=limits
+            inputs,
+            identity=identity,
+            catalog=catalog,
+            strict=strict,
+            limits=limits,
+            shared=_Sharing(shared, owner) if shared is not None else None,
         )
         if key is not None:
             _remember(key, inputs, compiled)
@@ -207,13 +217,25 @@ def _compile_stack(
     catalog: TypeCatalog | None = None,
     strict: bool = True,
     limits: Limits = DEFAULT_LIMITS,
+    shared: _Sharing | None = None,
 ) -> Compiled:
     """Run every phase; raise :class:`InvalidInput` listing all errors.
 
     ``strict=False`` is template-validate mode, as Heat's: parameter values
     need not be supplied and are not checked against constraints.
     """
-    template, diags = parse_template(inputs.template, files=inputs.files)
+    entry = None
+    template: Template | None
+    if shared is not None:
+        entry = shared.cache.find(
+            inputs.template, inputs.environments, inputs.files, catalog, strict, limits
+        )
+    if entry is not None:
+        template, diags = entry.template, Diagnostics()
+        diags.extend(entry.diagnostics)
+    else:
+        template, diags = parse_template(inputs.template, files=inputs.files)
+    parsed = tuple(diags)
     types = {} if template is None else {n: p.type for n, p in template.parameters.items()}
     environment, ediags = load_environment(inputs, types)
     diags.extend(ediags)
@@ -242,12 +264,62 @@ def _compile_stack(
             parameter_defaults=tuple(environment.parameter_defaults),
         )
     )
-    definition, ddiags = build_definition(template, environment, params, catalog=nested)
-    diags.extend(ddiags)
-    graph = _graph(definition, diags)
+    variant = None if entry is None or diags.has_errors else entry.variant(params)
+    if variant is not None:
+        definition = replace(variant.definition, environment=environment, parameters=params)
+        graph = variant.graph
+        diags.extend(variant.diagnostics)
+    else:
+        recorder = Recorder(params)
+        before = len(tuple(diags))
+        definition, ddiags = build_definition(
+            template, environment, params, catalog=nested, read=recorder
+        )
+        diags.extend(ddiags)
+        graph = _graph(definition, diags)
+        if shared is not None and not diags.has_errors:
+            used = recorder.used()
+            made = None if used is None else Variant(used, definition, graph, tuple(diags)[before:])
+            shared.keep(entry, inputs, (template, parsed), (catalog, strict, limits), made)
     if diags.has_errors:
         raise InvalidInput(diags)
     return Compiled(template, environment, definition, graph, tuple(diags.warnings))
+
+
+@dataclass(frozen=True, slots=True)
+class _Sharing:
+    """A compile's view of a :class:`MemberCompiles` and whose it is."""
+
+    cache: MemberCompiles
+    owner: str
+
+    def keep(
+        self,
+        entry: Entry | None,
+        inputs: StackInputs,
+        parse: tuple[Template, tuple[Diagnostic, ...]],
+        mode: tuple[TypeCatalog | None, bool, Limits],
+        made: Variant | None,
+    ) -> None:
+        """Remember the parse (with its own diagnostics: the environment's
+        and the parameters' are made afresh by every compile) and the
+        definition, unless one of its parameter reads failed (``None``)."""
+        if entry is None:
+            catalog, strict, limits = mode
+            entry = Entry(
+                self.owner,
+                inputs.template,
+                tuple(inputs.environments),
+                dict(inputs.files),
+                catalog,
+                strict,
+                limits,
+                parse[0],
+                parse[1],
+            )
+            self.cache.add(entry)
+        if made is not None:
+            entry.add(made)
 
 
 def _check_resource_count(template: Template, limits: Limits) -> None:

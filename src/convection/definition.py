@@ -12,7 +12,7 @@ schemas come from a :class:`TypeCatalog` the caller passes in.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
@@ -144,13 +144,14 @@ class _Builder:
         env: Environment,
         params: ParameterValues,
         catalog: TypeCatalog | None,
+        read: Callable[[str], Any] | None = None,
     ) -> None:
         self.t = template
         self.env = env
         self.params = params
         self.catalog = catalog
         self.diags = Diagnostics()
-        self.conditions = Conditions(template.conditions, params.value)
+        self.conditions = Conditions(template.conditions, read or params.value)
         #: Expansion problems already reported: many ``if`` share one condition.
         self.unexpanded: set[tuple[str, Path]] = set()
 
@@ -247,13 +248,18 @@ def build_definition(
     parameters: ParameterValues,
     *,
     catalog: TypeCatalog | None = None,
+    read: Callable[[str], Any] | None = None,
 ) -> tuple[StackDefinition, Diagnostics]:
     """Evaluate conditions, expand macros and check every reference.
 
     Returns the definition even when diagnostics hold errors, so that
     callers can report every problem; they must not act on it then.
+    Parameter *values* reach a definition only through its conditions,
+    which read them with ``read`` (default ``parameters.value``): the
+    compiler passes a recorder to learn which values a definition depends
+    on, so group members can share it (``convection._member_compile``).
     """
-    b = _Builder(template, environment, parameters, catalog)
+    b = _Builder(template, environment, parameters, catalog, read)
     conditions = _evaluate_conditions(b)
     enabled = [
         n for n, s in template.resources.items() if b.enabled(s.condition, (*s.path, "condition"))

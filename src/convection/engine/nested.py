@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from convection._member_compile import MemberCompiles
 from convection.compiler import Compiled, StackIdentity, StackInputs, compile_stack
 from convection.definition import StackDefinition
 from convection.engine.config import EngineConfig
@@ -186,6 +187,9 @@ class NestedHub:
     #: without reading the owner (and a delete's cleanup node at all).
     owners: dict[str, tuple[str, str]] = field(default_factory=dict)
     _docs: OrderedDict[str, Document] = field(default_factory=OrderedDict)
+    #: Parses and definitions a group's members share, by owner stack id
+    #: (dropped by the walker when that stack's traversal ends).
+    compiles: MemberCompiles = field(default_factory=MemberCompiles)
     _starts: list[_Start] = field(default_factory=list)
     _restarts: list[_Restart] = field(default_factory=list)
     #: The event loop the queued batch belongs to, and whether its flush
@@ -657,7 +661,12 @@ class EngineNestedStacks:
                 envs.append(Document("environment", dict(child.environment), SourceMap("env")))
             inputs = StackInputs(doc, tuple(envs), files, dict(child.parameters))
             return compile_stack(
-                inputs, identity=identity, catalog=self._run.registry.catalog(), limits=self._limits
+                inputs,
+                identity=identity,
+                catalog=self._run.registry.catalog(),
+                limits=self._limits,
+                shared=self._hub.compiles,
+                owner=self._run.stack.id,
             )
         except InvalidInput as exc:
             errors = [str(d) for d in exc.diagnostics if d.is_error] or [str(exc)]

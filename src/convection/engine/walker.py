@@ -525,6 +525,7 @@ class Engine:
             finishing = [r for r in held if r.tally.stopping != "cancelled"]
             for run in finishing:
                 self.definitions.retain(run.stack.id, _still_needed(run))
+                self.hub.compiles.forget(run.stack.id)
             finish_many(finishing, self._rollback)
             if any(run.stack.parent_id is not None for run in held):
                 self.timers.forget()  # the owners' wakes (engine.nested_wake)
