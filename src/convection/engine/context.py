@@ -3,15 +3,18 @@
 ``set_physical_id`` and ``set_data`` are facts about the real world: they
 are journaled and awaited before returning (group-committed with whatever
 else the turn wrote), so a plugin that persisted its id and then crashed
-finds it again. ``emit`` adds an event without waiting.
+finds it again. ``emit`` adds an event without waiting. ``reset_peer``
+relays a request to another resource's own plugin (its ``reset``), which
+writes through a context of its own row: plugins never write each other.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from convection.engine.journal import Journal
@@ -21,9 +24,16 @@ from convection.hot.parameters import ParameterValues
 from convection.plan.resolve import reference_id
 from convection.resources._context import ApiAccess, Peer
 from convection.resources._nested import NestedStacks
-from convection.resources._plugin import ResourceFailure
-from convection.store.api import AppendEvent, ResourceRecord, UpdateResource
+from convection.resources._plugin import ResourceFailure, ResourcePlugin
+from convection.store.api import AppendEvent, ResourceRecord, Store, UpdateResource
 from convection.types import JSON
+
+#: How long ``reset_peer`` waits for signals to the peer that were being
+#: delivered while it reset (a delivery takes milliseconds) before it
+#: resets once more; an orphaned signal (its sender died) is not waited out.
+RESET_SETTLE_SECONDS = 2.0
+#: How often it looks whether they were consumed.
+RESET_POLL_SECONDS = 0.01
 
 
 def short_id(stack_id: str, resource_id: int) -> str:
@@ -54,6 +64,7 @@ class EngineContext:
     __slots__ = (
         "_journal",
         "_nested",
+        "_plugins",
         "_row",
         "_stack_name",
         "_traversal_id",
@@ -83,8 +94,11 @@ class EngineContext:
         nested: NestedStacks | None = None,
         secrets: tuple[str, ...] = (),
         api: ApiAccess | None = None,
+        plugins: Callable[[str], ResourcePlugin | None] | None = None,
     ) -> None:
         self._row = row
+        #: type name -> its plugin, for ``reset_peer``; None outside a traversal.
+        self._plugins = plugins
         self._nested = nested
         self._stack_name = stack_name
         self.action = action
@@ -182,6 +196,46 @@ class EngineContext:
             data=row.data,
         )
 
+    async def reset_peer(self, name: str) -> None:
+        """Run the peer's own plugin's ``reset`` on a context of the peer's
+        row, journaled like ``set_data``, so one plugin never writes
+        another's ``data`` and the write is the peer's own, idempotent
+        logic (a re-run after a crash resets again, harmlessly).
+
+        Why not through the signal path: signals are user-visible records
+        with events, and their turn-taking blocks a thread, which an engine
+        job must not. Instead, a signal whose delivery overlapped the reset
+        (it may have read the data before the reset and written it back
+        after) is waited for, and the peer reset once more: a signal sent
+        before the reset ended is one the deleted waiter was meant for."""
+        if self._plugins is None:
+            raise ResourceFailure("resetting another resource needs a stack operation")
+        known = self._view.current(name) or self._by_reference(name)
+        plugin = None if known is None else self._plugins(known.type)
+        if known is None or plugin is None:
+            return
+        await self._reset(plugin, known)
+        store = self._journal.store
+        racing = {s.id for s in store.pending_signals(known.stack_id, known.name)}
+        if racing:
+            await _consumed(store, known, racing)
+            await self._reset(plugin, known)
+
+    async def _reset(self, plugin: ResourcePlugin, known: ResourceRecord) -> None:
+        row = self._journal.store.get_resource(known.id) or known
+        ctx = EngineContext(
+            row,
+            stack_name=self._stack_name,
+            action=self.action,
+            operation_id=f"{self.operation_id}:reset:{row.name}",
+            journal=self._journal,
+            view=self._view,
+            traversal_id=self._traversal_id,
+            secrets=self.secrets,
+            api=self.api,
+        )
+        await plugin.reset(ctx, row.properties)
+
     def _by_reference(self, ref: str) -> ResourceRecord | None:
         """A property holding ``get_resource: x`` carries x's reference id,
         not its name; a linear scan is fine for the few lookups a plugin
@@ -190,3 +244,14 @@ class EngineContext:
             if ref in (row.physical_id, row.reference_id):
                 return row
         return None
+
+
+async def _consumed(store: Store, row: ResourceRecord, ids: set[int]) -> None:
+    """Wait (without blocking the loop) until none of the signals ``ids``
+    to ``row`` is pending, or :data:`RESET_SETTLE_SECONDS` passed."""
+    deadline = time.monotonic() + RESET_SETTLE_SECONDS
+    while time.monotonic() < deadline:
+        pending = store.pending_signals(row.stack_id, row.name)
+        if not any(s.id in ids for s in pending):
+            return
+        await asyncio.sleep(RESET_POLL_SECONDS)

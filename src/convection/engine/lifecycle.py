@@ -143,6 +143,7 @@ def context(
         nested=None if run.hub is None else EngineNestedStacks(run, run.hub, row),
         secrets=run.secrets,
         api=api_access(run.store, run.config.api_url, run.stack),
+        plugins=run.plugin,
     )
 
 

@@ -199,6 +199,15 @@ class ResourceContext(Protocol):
         another process stored is seen), or ``None``."""
         ...
 
+    async def reset_peer(self, name: str) -> None:
+        """Ask another resource of this stack (by name or reference id) to
+        forget what it was told: its own plugin's ``reset`` runs and writes
+        its own ``data`` (a deleted wait condition empties its handle's
+        signals, as Heat's). Durable before returning; an unknown name or
+        a type with nothing to forget is a no-op. Why a request and not a
+        write: a plugin reads another resource but never writes it."""
+        ...
+
     @property
     def nested(self) -> NestedStacks:
         """Child stacks owned by this resource (see ``_nested``)."""
@@ -261,6 +270,8 @@ class InMemoryContext:
     writes: int = 0
     #: What :meth:`peer` returns, by name.
     peers: dict[str, Peer] = field(default_factory=dict)
+    #: The names :meth:`reset_peer` was asked to reset, in order.
+    resets: list[str] = field(default_factory=list)
     #: Child stacks; by default none can be made without an engine.
     nested: NestedStacks = field(default_factory=lambda: _NO_NESTED)
     update_policy: Mapping[str, Any] | None = None
@@ -295,6 +306,10 @@ class InMemoryContext:
             refs = (p for p in self.peers.values() if name in (p.physical_id, p.reference_id))
             found = next(refs, None)
         return found
+
+    async def reset_peer(self, name: str) -> None:
+        """Only recorded: there is no peer plugin here to run."""
+        self.resets.append(name)
 
 
 class NoNestedStacks(ConvectionError):

@@ -286,6 +286,15 @@ class ResourcePlugin(abc.ABC):
         repeated with the same ``ctx.operation_id``: make it idempotent."""
         raise ActionNotSupported(self.type_name, "Signal")
 
+    async def reset(self, ctx: ResourceContext, props: Properties) -> None:
+        """Forget what this resource was told (signals), because the
+        resource that read it was deleted and asked, with
+        ``ctx.reset_peer``, as Heat's WaitCondition empties its handle.
+        The plugin edits only its own ``data``; the engine only relays the
+        request. May be called again for the same request after a crash:
+        make it idempotent. Default: nothing to forget."""
+        return None
+
     # -- what other resources and outputs see ------------------------------
 
     async def reference_id(self, ctx: ResourceContext, props: Properties) -> JSON:

@@ -24,9 +24,13 @@ ran, is seen.
 Differences from Heat, and why:
 
 * ``data`` is stored when the action completes, like every attribute here
-  (Heat resolves it live, so signals sent after completion show up there);
-* deleting a wait condition leaves its handle's signals alone: a plugin may
-  read another resource but never write it (Heat empties the handle).
+  (Heat resolves it live, so signals sent after completion show up there).
+
+Deleting a wait condition empties its handle's signals, as Heat's
+``handle_delete`` does, so one removed and later added back on the same
+handle waits for new signals. A plugin may read another resource but never
+write it, so the wait condition asks (``ctx.reset_peer``) and the handle's
+own plugin forgets them (``reset``).
 """
 
 from __future__ import annotations
@@ -90,6 +94,16 @@ class _WaitCondition(ResourcePlugin):
         self, ctx: ResourceContext, props: Properties, token: Token
     ) -> Poll:
         return await self._poll(ctx, props, token)
+
+    async def delete(self, ctx: ResourceContext, props: Properties) -> Token:
+        """Heat's ``handle_delete``: the handle forgets its signals. A
+        handle that is gone or is no handle (a create that failed on
+        it) is left alone; asking again after a crash is harmless."""
+        ref = props.get(self.NAMES[0])
+        handle = None if ref is None else await ctx.peer(str(ref))
+        if handle is not None and handle.type in HEAT_HANDLE_TYPES:
+            await ctx.reset_peer(handle.name)
+        return None
 
     async def attribute(self, ctx: ResourceContext, props: Properties, name: str) -> JSON:
         """Heat's ``data``: a JSON string mapping each signal id to its data."""

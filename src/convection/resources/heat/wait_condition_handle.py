@@ -11,7 +11,8 @@ Each signal is checked and stored in the handle's ``data`` as one entry
 stores reorder JSON object keys, and Heat's failure and timeout messages
 join reasons in arrival order). A signal whose id was seen before replaces
 that entry in place, as Heat's metadata merge does. The wait condition
-reads these entries through ``ctx.peer``.
+reads these entries through ``ctx.peer``; when it is deleted it asks,
+through ``ctx.reset_peer``, that the handle forget them (:meth:`reset`).
 
 The two signal formats, Heat's:
 
@@ -128,6 +129,16 @@ class _Handle(ResourcePlugin):
         URL must not signal its successor of the same name."""
         signal_urls.revoke(ctx)
         return None
+
+    async def reset(self, ctx: ResourceContext, props: Properties) -> None:
+        """Forget the signals (Heat's ``metadata_set({})`` when a wait
+        condition on this handle is deleted), so a wait condition added
+        later waits for new ones and signal ids count from 1 again. The
+        signal token stays: it lives apart from the signals (Heat keeps
+        it in resource data, not metadata), so the URLs handed out still
+        signal this handle. No write when there is nothing to forget."""
+        if SIGNALS in ctx.data:
+            await ctx.set_data({k: v for k, v in ctx.data.items() if k != SIGNALS})
 
     def normalise(self, details: Mapping[str, Any], count: int) -> Mapping[str, Any]:
         """The signal with this format's defaults filled in."""
