@@ -16,6 +16,7 @@ resolver.
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
@@ -67,7 +68,7 @@ def walk_parameter(value: Any, path: list[Any]) -> Any:
     return value
 
 
-class PathValue:
+class PathValue(abc.ABC):
     """A stored attribute that applies a ``get_attr`` path itself, as Heat's
     groups do (``[group, attr, key]`` is every member's ``attr[key]``, not
     the list's item): a resolver may hand one out, and the path is given
@@ -75,8 +76,9 @@ class PathValue:
 
     __slots__ = ()
 
+    @abc.abstractmethod
     def select(self, path: list[Any]) -> Any:
-        raise NotImplementedError
+        """The value at ``path`` below this attribute (``[]``: all of it)."""
 
 
 def select_from_attribute(value: Any, path: list[Any]) -> Any:
