@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -11,7 +13,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 
-from convection.store._sql_db import Database, alembic_config
+from convection.store._sql_db import Database, alembic_config, head_revision
 from convection.store.schema import ALL_TABLES, metadata
 from convection.store.sql import SQLStore
 
@@ -53,6 +55,39 @@ def test_upgrade_creates_the_schema_and_is_idempotent(empty_url: str) -> None:
         db.close()
 
 
+def _migrate(db: Database, revision: str) -> None:
+    """Run the migrations themselves (``Database.upgrade`` creates a new
+    database from schema.py directly, and migrates only existing ones)."""
+    from alembic import command
+
+    with db.engine.begin() as conn:
+        command.upgrade(alembic_config(conn), revision)
+
+
+def test_the_migrations_from_empty_reach_schema_py(empty_url: str) -> None:
+    db = Database(empty_url)
+    try:
+        _migrate(db, "head")
+        tables, revision, diff = _state(db)
+        assert tables == TABLES | {"alembic_version"} and revision == head_revision()
+        assert diff == [], "migrations at head differ from schema.py"
+    finally:
+        db.close()
+
+
+def test_a_store_at_an_older_revision_is_migrated_to_head(empty_url: str) -> None:
+    """An existing database (here at 0005) goes through the migrations."""
+    db = Database(empty_url)
+    try:
+        _migrate(db, "0005")
+        assert db.revision() == "0005"
+        db.upgrade()
+        _tables, revision, diff = _state(db)
+        assert revision == head_revision() and diff == []
+    finally:
+        db.close()
+
+
 def test_the_comparison_would_see_a_difference(empty_url: str) -> None:
     """Guard against a vacuous check: drop an index and autogenerate notices."""
     db = Database(empty_url)
@@ -88,4 +123,24 @@ def test_migrations_ship_with_the_package() -> None:
         "0003_traversal_lease.py",
         "0004_api_tokens.py",
         "0005_software.py",
+        "0006_partial_node_indexes.py",
     ]
+
+
+def test_head_revision_is_alembics_head() -> None:
+    """A store skips Alembic when its schema is at ``head_revision``, which
+    reads the migration file names: it must be the head Alembic computes."""
+    assert head_revision() == ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def test_opening_a_current_store_does_not_import_alembic(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'stacks.db'}"
+    SQLStore(url).close()  # creates and migrates the schema
+    code = (
+        "import sys\n"
+        "from convection.store.sql import SQLStore\n"
+        f"SQLStore({url!r}).close()\n"
+        "print('alembic' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

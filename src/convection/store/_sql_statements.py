@@ -71,9 +71,12 @@ POINTER = {
 # A materialized CTE, not ``key IN (subquery)``: PostgreSQL may re-run an IN
 # subquery per row, and each run skips the rows this very statement just
 # updated, so LIMIT would not limit.
+#: Literals, as the partial indexes' predicates are (schema.py).
+_IS_READY = n.c.state == sa.literal_column("'ready'")
+_IS_RUNNING = n.c.state == sa.literal_column("'running'")
 _PICKED = (
     sa.select(n.c.key)
-    .where(n.c.traversal_id == _P("b_traversal_id"), n.c.state == "ready")
+    .where(n.c.traversal_id == _P("b_traversal_id"), _IS_READY)
     .limit(_P("b_limit", type_=sa.Integer()))
     .with_for_update(skip_locked=True)
     .cte("picked")
@@ -81,7 +84,7 @@ _PICKED = (
 )
 CLAIM = (
     n.update()
-    .where(n.c.traversal_id == _P("b_traversal_id"), n.c.key == _PICKED.c.key, n.c.state == "ready")
+    .where(n.c.traversal_id == _P("b_traversal_id"), n.c.key == _PICKED.c.key, _IS_READY)
     .values(
         state="running",
         lease_owner=_P("b_owner"),
@@ -122,7 +125,7 @@ RELEASE_TRAVERSALS = (
 
 RECLAIM = (
     n.update()
-    .where(n.c.state == "running", n.c.lease_until < _P("now", type_=n.c.lease_until.type))
+    .where(_IS_RUNNING, n.c.lease_until < _P("now", type_=n.c.lease_until.type))
     .values(state="ready", lease_owner=None, lease_until=None)
 )
 

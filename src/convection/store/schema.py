@@ -203,10 +203,26 @@ traversal_nodes = sa.Table(
     sa.Column("attempt", sa.Integer, nullable=False),
     sa.PrimaryKeyConstraint("traversal_id", "key"),
 )
+# Partial indexes: a node is in each only while it is ready / running, so
+# the other state changes of its life (waiting, done; tens of thousands in a
+# large stack's traversal) touch neither. Queries must name the state as a
+# literal, not a bind, for the planners to use them (_sql_statements).
+_READY = sa.text("state = 'ready'")
+_RUNNING = sa.text("state = 'running'")
 # claim_ready: the ready nodes of one traversal.
-sa.Index(None, traversal_nodes.c.traversal_id, traversal_nodes.c.state)
+sa.Index(
+    "ix_traversal_nodes_ready",
+    traversal_nodes.c.traversal_id,
+    sqlite_where=_READY,
+    postgresql_where=_READY,
+)
 # reclaim_expired: running nodes by lease deadline, across traversals.
-sa.Index(None, traversal_nodes.c.state, traversal_nodes.c.lease_until)
+sa.Index(
+    "ix_traversal_nodes_running",
+    traversal_nodes.c.lease_until,
+    sqlite_where=_RUNNING,
+    postgresql_where=_RUNNING,
+)
 
 timers = sa.Table(
     "timers",
