@@ -32,7 +32,7 @@ from convection.software import (
     SSHHost,
     build_derived_config,
 )
-from convection.software.transports._ssh_pool import known_hosts_entry_name
+from convection.software.transports._ssh_host import known_hosts_entry_name
 
 T = TypeVar("T")
 #: The ``make_host`` fixture: ``make_host(index, **overrides) -> SSHHost``.

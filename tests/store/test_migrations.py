@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -131,16 +129,3 @@ def test_head_revision_is_alembics_head() -> None:
     """A store skips Alembic when its schema is at ``head_revision``, which
     reads the migration file names: it must be the head Alembic computes."""
     assert head_revision() == ScriptDirectory.from_config(alembic_config()).get_current_head()
-
-
-def test_opening_a_current_store_does_not_import_alembic(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'stacks.db'}"
-    SQLStore(url).close()  # creates and migrates the schema
-    code = (
-        "import sys\n"
-        "from convection.store.sql import SQLStore\n"
-        f"SQLStore({url!r}).close()\n"
-        "print('alembic' in sys.modules)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"

@@ -37,6 +37,8 @@ a passphrase or an input value.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from convection.software.deploy import DEFAULT_TIMEOUT, ServiceHost, deploy, marker_paths
 from convection.software.derived import (
     DEFAULT_ACTIONS,
@@ -99,10 +101,11 @@ from convection.software.transports import (
     RunResult,
     ServiceInfo,
     SSHHost,
-    SSHPool,
-    SSHTransport,
     Transport,
 )
+
+if TYPE_CHECKING:
+    from convection.software.transports import SSHPool, SSHTransport
 
 __all__ = [
     "COMPLETE",
@@ -165,3 +168,12 @@ __all__ = [
     "stack_path",
     "substitute_inputs",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``SSHPool`` and ``SSHTransport`` on first use: see ``.transports``."""
+    if name in ("SSHPool", "SSHTransport"):
+        from convection.software import transports
+
+        return getattr(transports, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -12,8 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import weakref
+from typing import TYPE_CHECKING
 
-from convection.software.transports import SSHPool
+if TYPE_CHECKING:  # imported on use: it brings asyncssh
+    from convection.software.transports._ssh_pool import SSHPool
 
 _POOLS: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, dict[tuple[int, str], tuple[SSHPool, asyncio.Task[None]]]
@@ -27,6 +29,8 @@ def shared_pool(sessions_per_host: int, host_key: str) -> SSHPool:
     key = (sessions_per_host, host_key)
     found = pools.get(key)
     if found is None:
+        from convection.software.transports._ssh_pool import SSHPool
+
         pool = SSHPool(sessions_per_host=sessions_per_host)
         found = pools[key] = (pool, loop.create_task(_keep(pool)))
     return found[0]

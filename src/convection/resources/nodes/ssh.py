@@ -35,7 +35,7 @@ import os
 import posixpath
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from convection.diagnostics import Diagnostic
 from convection.hot.constraints import Range
@@ -61,17 +61,20 @@ from convection.resources.nodes._common import (
 )
 from convection.resources.nodes._ssh_pools import shared_pool
 from convection.software.errors import NodeError
-from convection.software.transports import SSHHost, SSHPool, SSHTransport
-from convection.software.transports._ssh_pool import (
+from convection.software.transports._ssh_host import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_SESSIONS_PER_HOST,
     KEEPALIVE_INTERVAL,
+    SSHHost,
     known_hosts_entry_name,
-    open_connection,
 )
 from convection.software.transports.base import FileBatch, FileWrite
 from convection.types import JSON
 from convection.types import Path as SchemaPath
+
+if TYPE_CHECKING:  # imported where used: they bring asyncssh
+    from convection.software.transports._ssh_pool import SSHPool
+    from convection.software.transports.ssh import SSHTransport
 
 SSH_HOST_TYPE: Final = "Convection::SSH::Host"
 #: The network name in Nova-shaped address attributes.
@@ -319,6 +322,8 @@ async def _first_contact(
     tofu = bool(props.get("trust_on_first_use"))
     host = _ssh_host(_PeerData(record, props), known, tofu=tofu)
     try:
+        from convection.software.transports._ssh_pool import open_connection  # asyncssh: on use
+
         conn = await open_connection(host, KEEPALIVE_INTERVAL)
     except NodeError as exc:
         # Name what the user gave, not the private copy it was read into.
@@ -385,6 +390,8 @@ def _transport(peer: _PeerData | Peer, pool: SSHPool) -> SSHTransport:
     # Until the working dir is recorded, the transport's name picks its default
     # path: the resource version's own, so a replacement never shares it.
     name = data.get("name") if data.get("workdir") else data["dir_name"]
+    from convection.software.transports.ssh import SSHTransport  # asyncssh: on use
+
     try:
         return SSHTransport(_pinned_host(peer), pool, name=str(name))
     except NodeError as exc:

@@ -48,7 +48,8 @@ from convection.software.transports._batch_script import (
     batch_script,
     parse_reads,
 )
-from convection.software.transports._ssh_pool import SSHHost, SSHPool
+from convection.software.transports._ssh_host import SSHHost
+from convection.software.transports._ssh_pool import SSHPool
 from convection.software.transports.base import (
     FILE_LIMIT,
     KILL_GRACE,
