@@ -428,6 +428,7 @@ class Stacks(StackReads):
             dict(inputs.template.data), compiled.environment.env_as_dict(), dict(inputs.files)
         )
         self._definitions.put(template_id, stack_id, compiled.definition)
+        self._remember_head(template_id, inputs.template.data)
         return template_id
 
     def _delete_hooks(self, stack: StackRecord) -> StackDefinition | None:

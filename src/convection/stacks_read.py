@@ -281,13 +281,19 @@ class StackReads:
             return None
         found = self._heads.get(template_id)
         if found is None:
-            if len(self._heads) >= _CACHE_SIZE:
-                self._heads.clear()
-            full = self.store.get_template(template_id)
-            head = {k: v for k, v in full.template.items() if k in ("description", "parameters")}
-            found = self._heads[template_id] = TemplateRecord(
-                id=full.id, template=head, environment={}
-            )
+            found = self._remember_head(template_id, self.store.get_template(template_id).template)
+        return found
+
+    def _remember_head(self, template_id: int, template: Mapping[str, Any]) -> TemplateRecord:
+        """Keep what a stack view reads of ``template``; a caller that just
+        stored it seeds this, so showing a 10,000-resource stack after its
+        create does not read and decode the whole template back."""
+        if len(self._heads) >= _CACHE_SIZE:
+            self._heads.clear()
+        head = {k: v for k, v in template.items() if k in ("description", "parameters")}
+        found = self._heads[template_id] = TemplateRecord(
+            id=template_id, template=head, environment={}
+        )
         return found
 
     def _description(self, stack: StackRecord) -> str:

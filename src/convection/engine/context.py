@@ -3,9 +3,11 @@
 ``set_physical_id`` and ``set_data`` are facts about the real world: they
 are journaled and awaited before returning (group-committed with whatever
 else the turn wrote), so a plugin that persisted its id and then crashed
-finds it again. ``emit`` adds an event without waiting. ``reset_peer``
-relays a request to another resource's own plugin (its ``reset``), which
-writes through a context of its own row: plugins never write each other.
+finds it again; a placeholder id (``commit=False``) is only queued in the
+turn's batch, which the action's outcome joins. ``emit`` adds an event
+without waiting. ``reset_peer`` relays a request to another resource's own
+plugin (its ``reset``), which writes through a context of its own row:
+plugins never write each other.
 """
 
 from __future__ import annotations
@@ -158,12 +160,23 @@ class EngineContext:
         # A fact: kept even if the traversal was superseded while the plugin
         # worked (the journal re-applies facts of a stale batch on their own).
         await self._journal.write(self._traversal_id, facts=[UpdateResource(self._row.id, fields)])
+        self._remember(fields)
+
+    def _remember(self, fields: dict[str, Any]) -> None:
         row = self._view.update(self._row.id, fields)
         if row is not None:
             self._row = row
 
-    async def set_physical_id(self, physical_id: str | None) -> None:
-        await self._persist({"physical_id": physical_id})
+    async def set_physical_id(self, physical_id: str | None, *, commit: bool = True) -> None:
+        fields = {"physical_id": physical_id}
+        if commit:
+            await self._persist(fields)
+            return
+        # Queued in this turn's batch, not awaited: a job that ends in the
+        # same turn writes it in the transaction of its outcome, merged into
+        # the row's other update (one statement and commit fewer per wave).
+        self._journal.post(self._traversal_id, facts=[UpdateResource(self._row.id, fields)])
+        self._remember(fields)
 
     async def set_data(self, data: Mapping[str, JSON]) -> None:
         await self._persist({"data": dict(data)})

@@ -34,7 +34,7 @@ async def run_check(run: TraversalRun, node: NodeRecord) -> Outcome:
     polling = isinstance(progress, dict) and bool(progress.get("polling"))
     started: dict[str, JSON] = {"op": "check", "row": row.id}
     if not polling:
-        row, _ = lc.begin(run, node, row, Action.CHECK, started)
+        row = lc.begin(run, node, row, Action.CHECK, started)
     ctx = lc.context(run, node, row, Action.CHECK)
     try:
         drift = None if polling else await plugin.check(ctx, row.properties)
@@ -72,7 +72,7 @@ async def _toggle(run: TraversalRun, node: NodeRecord, op: str, action: str) -> 
     progress = node.payload.get("progress")
     progress = progress if isinstance(progress, dict) else {"op": op, "row": row.id}
     if not progress.get("polling"):
-        row, _ = lc.begin(run, node, row, action, progress)
+        row = lc.begin(run, node, row, action, progress)
     ctx = lc.context(run, node, row, action)
     try:
         token: Any = progress.get("token")

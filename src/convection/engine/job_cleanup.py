@@ -56,7 +56,7 @@ async def run_cleanup(run: TraversalRun, node: NodeRecord) -> Outcome:
         return lc.failed(row, Action.DELETE, f"StackValidationFailed: resources.{row.name}: {msg}")
     progress = progress if isinstance(progress, dict) else {"op": "delete", "row": row.id}
     if not progress.get("polling") and not quiet:
-        row, _ = lc.begin(run, node, row, Action.DELETE, progress)
+        row = lc.begin(run, node, row, Action.DELETE, progress)
     ctx = lc.context(run, node, row, Action.DELETE)
     try:
         token: Any = progress.get("token")

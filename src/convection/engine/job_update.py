@@ -150,7 +150,7 @@ async def _adopt(
     """``external_id``: the thing exists already; record it, never create it
     (Heat adopts it). Its delete will only forget it."""
     progress: dict[str, JSON] = {"op": "adopt", "row": row.id, "replaces": None}
-    row, _ = lc.begin(run, node, row, Action.ADOPT, progress)
+    row = lc.begin(run, node, row, Action.ADOPT, progress)
     ctx = lc.context(run, node, row, Action.ADOPT)
     await ctx.set_physical_id(external)
     return await finish(run, node, plugin, ctx.row, values, Action.ADOPT, None)
@@ -254,11 +254,12 @@ async def create_on(
     replaces: int | None,
 ) -> Outcome:
     progress: dict[str, JSON] = {"op": "create", "row": row.id, "replaces": replaces}
-    row, written = lc.begin(run, node, row, Action.CREATE, progress)
-    if replaces is not None:
+    if replaces is None:
+        row = lc.begin(run, node, row, Action.CREATE, progress)
+    else:
         # The new row must be found by a re-run, or a crash here would make
         # the plugin create a second thing under another row's name.
-        await written
+        row = await lc.begin_durably(run, node, row, Action.CREATE, progress)
     ctx = lc.context(run, node, row, Action.CREATE)
     try:
         token = await lc.start(plugin, "create", ctx, values)
@@ -274,7 +275,7 @@ async def update_on(
     run: TraversalRun, node: NodeRecord, plugin: ResourcePlugin, row: ResourceRecord, values: Any
 ) -> Outcome:
     progress: dict[str, JSON] = {"op": "update", "row": row.id, "replaces": None}
-    row, _ = lc.begin(run, node, row, Action.UPDATE, progress)
+    row = lc.begin(run, node, row, Action.UPDATE, progress)
     ctx = lc.context(run, node, row, Action.UPDATE, row.properties)
     try:
         token = await lc.start(plugin, "update", ctx, values)

@@ -25,7 +25,8 @@ from convection.store.api import Change, StaleTraversal, Store
 class _Entry:
     facts: Sequence[Change]
     progress: Sequence[Change]
-    done: asyncio.Future[None]
+    #: None for a posted entry: nobody waits on it (see ``post``).
+    done: asyncio.Future[None] | None
 
 
 class Journal:
@@ -58,25 +59,30 @@ class Journal:
         """Queue an entry for this turn's batch; the future resolves once it
         is durable (or fails with the store's error)."""
         loop = asyncio.get_running_loop()
-        entry = _Entry(facts, progress, loop.create_future())
-        self._batches.setdefault(traversal_id, []).append(entry)
-        if not self._scheduled:
-            self._scheduled = True
-            loop.call_soon(self.flush)
-        return entry.done
+        done = loop.create_future()
+        self._queue(loop, traversal_id, _Entry(facts, progress, done))
+        return done
 
     def post(
         self,
         traversal_id: str | None,
         facts: Sequence[Change] = (),
         progress: Sequence[Change] = (),
-    ) -> asyncio.Future[None]:
-        """Submit without waiting; a failure is left for whoever awaits the
-        returned future, and otherwise dropped quietly (the entry's job
-        learns of a superseded traversal from its next awaited write)."""
-        done = self.submit(traversal_id, facts, progress)
-        done.add_done_callback(_consume)
-        return done
+    ) -> None:
+        """Queue an entry nobody waits for: it commits with this turn's
+        batch, and a failure is dropped quietly (the entry's job learns of a
+        superseded traversal from its next awaited write). No future: a job
+        posts one or two entries per resource, and a future with a callback
+        costs more than the entry."""
+        self._queue(asyncio.get_running_loop(), traversal_id, _Entry(facts, progress, None))
+
+    def _queue(
+        self, loop: asyncio.AbstractEventLoop, traversal_id: str | None, entry: _Entry
+    ) -> None:
+        self._batches.setdefault(traversal_id, []).append(entry)
+        if not self._scheduled:
+            self._scheduled = True
+            loop.call_soon(self.flush)
 
     async def write(
         self,
@@ -112,9 +118,7 @@ class Journal:
                 assert traversal_id is not None
                 self._commit_facts(entries, StaleTraversal(traversal_id))
                 continue
-            for e in entries:
-                if not e.done.done():
-                    e.done.set_result(None)
+            _succeed(entries)
         return True
 
     def _commit(self, traversal_id: str | None, entries: list[_Entry]) -> None:
@@ -133,9 +137,7 @@ class Journal:
                 return
             _fail(entries[0].done, exc)
             return
-        for e in entries:
-            if not e.done.done():
-                e.done.set_result(None)
+        _succeed(entries)
 
     def _commit_facts(self, entries: list[_Entry], stale: StaleTraversal) -> None:
         facts = [c for e in entries for c in e.facts]
@@ -147,18 +149,18 @@ class Journal:
             for e in entries:
                 _fail(e.done, exc)
             return
+        _succeed([e for e in entries if not e.progress])
         for e in entries:
             if e.progress:
                 _fail(e.done, stale)
-            elif not e.done.done():
-                e.done.set_result(None)
 
 
-def _consume(future: asyncio.Future[None]) -> None:
-    if not future.cancelled():
-        future.exception()
+def _succeed(entries: list[_Entry]) -> None:
+    for e in entries:
+        if e.done is not None and not e.done.done():
+            e.done.set_result(None)
 
 
-def _fail(future: asyncio.Future[None], exc: BaseException) -> None:
-    if not future.done():
+def _fail(future: asyncio.Future[None] | None, exc: BaseException) -> None:
+    if future is not None and not future.done():
         future.set_exception(exc)

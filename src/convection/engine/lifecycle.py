@@ -8,7 +8,7 @@ the node's own bookkeeping in one group-committed entry.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -76,25 +76,48 @@ def begin(
     row: ResourceRecord,
     action: str,
     progress: dict[str, JSON],
-) -> tuple[ResourceRecord, Awaitable[None]]:
+) -> ResourceRecord:
     """Record ``<ACTION>_IN_PROGRESS`` and the node's progress, in one
-    entry, ahead of the plugin call. It is not awaited: it commits with the
-    plugin's first durable write (``set_physical_id`` waits for the batch)
-    or with the outcome, whichever comes first, which saves a transaction
-    per wave. Either way a re-run finds the row, and the progress if it was
-    written, and continues the same action on the same row instead of
-    mistaking it for one an older operation abandoned. Callers that need
-    the progress durable before the plugin runs await the returned future."""
+    entry, ahead of the plugin call. It is posted, not awaited: it commits
+    with the plugin's first durable write (``set_physical_id`` waits for the
+    batch) or with the outcome, whichever comes first, which saves a
+    transaction per wave. Either way a re-run finds the row, and the
+    progress if it was written, and continues the same action on the same
+    row instead of mistaking it for one an older operation abandoned.
+    :func:`begin_durably` is for callers that need it written first."""
+    run.journal.post(run.id, *_begin_changes(run, node, row, action, progress))
+    return row
+
+
+async def begin_durably(
+    run: TraversalRun,
+    node: NodeRecord,
+    row: ResourceRecord,
+    action: str,
+    progress: dict[str, JSON],
+) -> ResourceRecord:
+    """:func:`begin`, returning once the entry is durable."""
+    await run.journal.submit(run.id, *_begin_changes(run, node, row, action, progress))
+    return row
+
+
+def _begin_changes(
+    run: TraversalRun,
+    node: NodeRecord,
+    row: ResourceRecord,
+    action: str,
+    progress: dict[str, JSON],
+) -> tuple[list[Change], list[Change]]:
+    """(facts, progress) of :func:`begin`."""
     marks: list[Change] = []
     if _needs_marker(node, progress):
         payload = {**node.payload, "progress": progress}
         marks.append(UpdateNode(run.id, node.key, {"payload": payload}))
     if (row.action, row.status) == (action, Status.IN_PROGRESS):
-        return row, run.journal.post(run.id, progress=marks)
-    facts = state(row, action, Status.IN_PROGRESS)
+        return [], marks
     # The view is not told: no job reads a row's IN_PROGRESS state from it
     # (a re-run after a crash reads the store), and this runs per action.
-    return row, run.journal.post(run.id, facts=facts, progress=marks)
+    return state(row, action, Status.IN_PROGRESS), marks
 
 
 def _needs_marker(node: NodeRecord, progress: Mapping[str, Any]) -> bool:

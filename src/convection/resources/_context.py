@@ -181,8 +181,14 @@ class ResourceContext(Protocol):
         are in this clock, so they survive a restart."""
         ...
 
-    async def set_physical_id(self, physical_id: str | None) -> None:
-        """Record the physical id durably before returning."""
+    async def set_physical_id(self, physical_id: str | None, *, commit: bool = True) -> None:
+        """Record the physical id durably before returning.
+
+        ``commit=False`` is for an id that names nothing real (a placeholder
+        such as ``OS::Heat::None``'s uuid, or a name derived from the
+        resource): it is then written with the action's outcome, or with
+        the next durable write, instead of in a transaction of its own. A
+        crash before that loses only an id nothing was made under."""
         ...
 
     async def set_data(self, data: Mapping[str, JSON]) -> None:
@@ -289,7 +295,7 @@ class InMemoryContext:
     def now(self) -> float:
         return self.clock()
 
-    async def set_physical_id(self, physical_id: str | None) -> None:
+    async def set_physical_id(self, physical_id: str | None, *, commit: bool = True) -> None:
         self.physical_id = physical_id
         self.writes += 1
 

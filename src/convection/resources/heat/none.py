@@ -27,5 +27,5 @@ class NoneResource(ResourcePlugin):
     async def create(self, ctx: ResourceContext, props: Properties) -> Token:
         # A random id, as Heat uses; kept if a re-run finds one already stored.
         if ctx.physical_id is None:
-            await ctx.set_physical_id(str(uuid.uuid4()))
+            await ctx.set_physical_id(str(uuid.uuid4()), commit=False)
         return None

@@ -73,7 +73,7 @@ class Value(ResourcePlugin):
 
     async def create(self, ctx: ResourceContext, props: Properties) -> Token:
         if ctx.physical_id is None:
-            await ctx.set_physical_id(ctx.physical_resource_name)
+            await ctx.set_physical_id(ctx.physical_resource_name, commit=False)
         return None
 
     async def attribute(self, ctx: ResourceContext, props: Properties, name: str) -> JSON:
