@@ -5,7 +5,18 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
+from convection.engine import walker
+from convection.engine.walker import Engine
+from convection.stacks import Stacks
 from convection.store.api import UpdateTraversal
+
+
+def _stack_statuses(env: Any) -> list[str]:
+    """The statuses of the stack's own events, oldest first."""
+    return [e["resource_status"] for e in env.stacks.events("p", "s") if e["resource_name"] == "s"]
+
 
 TWO = """
 resources:
@@ -44,6 +55,44 @@ def test_failed_create_rolls_back_to_nothing(env: Any) -> None:
         "ROLLBACK_IN_PROGRESS",
         "ROLLBACK_COMPLETE",
     ]
+
+
+def test_a_crash_before_the_rollback_starts_is_rolled_back_by_the_next_engine(
+    env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The failure is written first, the rollback's start next: between the
+    two, the stack stays in progress (no reader sees a failed stack about
+    to roll back) and an engine that dies there leaves a traversal the next
+    engine ends and rolls back."""
+    env.rec.fail[("create", "b")] = "no"
+    monkeypatch.setattr(Engine, "_rollback", lambda self, run: None)  # dies here
+    env.create(TWO, enable_rollback=True)
+    stack_id = env.store.get_stack("p", "s").id
+    env.run_until(lambda: "CREATE_FAILED" in _stack_statuses(env))
+    assert env.status() == ("CREATE_IN_PROGRESS", "Stack CREATE started")
+    statuses = [e["resource_status"] for e in env.stacks.events("p", "s")]
+    assert statuses[-1] == "CREATE_FAILED"
+    monkeypatch.undo()
+    fresh = Stacks(env.store, env.registry)  # another process's engine
+    assert fresh.wait(stack_id, timeout=60)["stack_status"] == "ROLLBACK_COMPLETE"
+    assert env.resources() == {}
+    stack_events = _stack_statuses(env)
+    assert stack_events.count("CREATE_FAILED") == 2  # each engine that ended it said so
+    assert stack_events[-2:] == ["ROLLBACK_IN_PROGRESS", "ROLLBACK_COMPLETE"]
+
+
+def test_a_rollback_that_cannot_start_fails_the_stack(
+    env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(*_: Any) -> Any:
+        raise RuntimeError("no target")
+
+    monkeypatch.setattr(walker, "rollback_operation", broken)
+    env.rec.fail[("create", "b")] = "no"
+    env.create(TWO, enable_rollback=True)
+    status, reason = env.wait()["stack_status"], env.status()[1]
+    assert status == "CREATE_FAILED"
+    assert reason.endswith("RuntimeError: rollback could not start: no target")
 
 
 def test_failed_update_rolls_back_and_restores_the_replaced_resource(env: Any) -> None:

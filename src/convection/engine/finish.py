@@ -32,8 +32,8 @@ from convection.tokens import Tokens
 #: Converging actions that roll back on failure when rollback is enabled.
 ROLLS_BACK = frozenset({Action.CREATE, Action.UPDATE})
 
-#: Starts the rollback of a stack; (stack id) -> None. Given by the engine.
-StartRollback = Callable[[str], None]
+#: Starts the rollback of a failed run's stack. Given by the engine.
+StartRollback = Callable[[TraversalRun], None]
 
 
 def final_state(run: TraversalRun) -> tuple[str, str]:
@@ -95,6 +95,11 @@ def _uncount(ends: Sequence[_Ending]) -> None:
         ends[0].run.store.reserve_resources(root_id, -count, -1)
 
 
+def rolls_back(run: TraversalRun) -> bool:
+    """Whether a failure of ``run`` is followed by a rollback."""
+    return run.traversal.rollback_enabled and run.traversal.action in ROLLS_BACK
+
+
 def _ending(run: TraversalRun) -> _Ending:
     """The final state's changes (nothing written yet but revoked tokens)."""
     status, reason = final_state(run)
@@ -102,6 +107,15 @@ def _ending(run: TraversalRun) -> _Ending:
     changes: list[Change] = []
     if run.tally.stopping == "timeout":
         changes.extend(_abort_unfinished(run))
+    if status == Status.FAILED and rolls_back(run):
+        # The failure is recorded (Heat's CREATE_FAILED event), but the
+        # stack and its traversal stay IN_PROGRESS until the rollback's
+        # start supersedes them: no reader sees a failed stack that is
+        # about to roll back (a CLI waiting on it would stop there), and a
+        # crash before the rollback starts leaves a traversal in progress,
+        # which the next engine ends, and rolls back, again.
+        changes.append(stack_event(run.stack, run.traversal.action, status, reason))
+        return _Ending(run, status, {}, changes)
     fields: dict[str, Any] = {"status": status, "status_reason": reason}
     fields.update(_completion_fields(run, status, now))
     changes.append(UpdateStack(run.stack.id, fields))
@@ -127,12 +141,23 @@ def _after(end: _Ending, start_rollback: StartRollback) -> None:
     run, status = end.run, end.status
     if run.stack.parent_id is not None:
         _tell_owner(run, end.fields)
-    if (
-        status == Status.FAILED
-        and run.traversal.rollback_enabled
-        and run.traversal.action in ROLLS_BACK
-    ):
-        start_rollback(run.stack.id)
+    if status == Status.FAILED and rolls_back(run):
+        start_rollback(run)
+
+
+def fail_without_rollback(run: TraversalRun, why: str) -> None:
+    """End ``run`` failed (stack and traversal) when its rollback cannot
+    start; ``why`` follows the failure in the stack's reason."""
+    _, reason = final_state(run)
+    reason = f"{reason}; {why}"
+    now = datetime.now(UTC)
+    action = run.traversal.action
+    changes: list[Change] = [
+        UpdateStack(run.stack.id, {"status": Status.FAILED, "status_reason": reason}),
+        stack_event(run.stack, action, Status.FAILED, reason),
+        UpdateTraversal(run.id, {"status": Status.FAILED, "finished_at": now}),
+    ]
+    _apply(_Ending(run, Status.FAILED, {}, changes))
 
 
 def _revoke_tokens(run: TraversalRun) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from convection._gc import collector_paused
 from convection.engine.config import EngineConfig
+from convection.engine.finish import rolls_back
 from convection.engine.hooks import parked
 from convection.engine.journal import Journal
 from convection.engine.operations import Warm
@@ -68,3 +69,7 @@ def count_nodes(run: TraversalRun, nodes: list[NodeRecord]) -> None:
                 tally.failure = (row.action, row.status_reason)
             else:
                 tally.failure = (run.traversal.action, f"{n.resource_name} failed")
+    if tally.failure is not None and rolls_back(run):
+        # As the engine that saw the failure did: run nothing more, end
+        # the traversal and roll back.
+        tally.stopping = tally.stopping or "rollback"

@@ -25,7 +25,7 @@ from datetime import UTC, datetime, timedelta
 from convection.engine import lifecycle as lc
 from convection.engine._gc import full_collections_deferred
 from convection.engine.config import EngineConfig
-from convection.engine.finish import ROLLS_BACK, final_state, finish_many
+from convection.engine.finish import fail_without_rollback, final_state, finish_many, rolls_back
 from convection.engine.job_action import run_check, run_resume, run_suspend
 from convection.engine.job_cleanup import run_cleanup
 from convection.engine.job_update import run_update
@@ -426,7 +426,7 @@ class Engine:
         elif outcome.state == "failed":
             tally.remaining -= 1 + len(skipped)
             tally.failure = tally.failure or outcome.failure
-            if run.traversal.rollback_enabled and run.traversal.action in ROLLS_BACK:
+            if rolls_back(run):
                 tally.stopping = tally.stopping or "rollback"
         self.timers.hint(outcome.due_at)
 
@@ -546,12 +546,20 @@ class Engine:
         del self.runs[run.id]
         return True
 
-    def _rollback(self, stack_id: str) -> None:
-        stack = self.store.get_stack_by_id(stack_id)
-        if stack is None:
+    def _rollback(self, run: TraversalRun) -> None:
+        """Start the rollback of ``run``'s failed stack, which supersedes
+        ``run``'s traversal (left in progress for it: engine.finish). If it
+        cannot start, the stack ends failed with the reason, rather than
+        being ended again at every scan."""
+        stack = self.store.get_stack_by_id(run.stack.id)
+        if stack is None or stack.traversal_id != run.id:
             return
-        op = rollback_operation(self.store, self.registry, self.definitions, stack)
-        start_operation(self.store, op, self.warm)
+        try:
+            op = rollback_operation(self.store, self.registry, self.definitions, stack)
+            start_operation(self.store, op, self.warm)
+        except Exception as exc:
+            _log.exception("stack %s: the rollback could not start", stack.id)
+            fail_without_rollback(run, f"{type(exc).__name__}: rollback could not start: {exc}")
         self._scan(force=True)
 
 
