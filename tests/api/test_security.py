@@ -104,6 +104,15 @@ def gone(client: httpx.Client, stack_id: str) -> None:
         time.sleep(0.2)
 
 
+def handle_created(client: httpx.Client, path: str) -> None:
+    """Wait until the resource at ``path`` exists: a signal sent before
+    that is refused (Heat's "has not been created yet")."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while client.get(path).json()["resource"]["resource_status"] != "CREATE_COMPLETE":
+        assert time.monotonic() < deadline, f"{path} not created in time"
+        time.sleep(0.05)
+
+
 def create(client: httpx.Client, name: str, template: str = SIMPLE, **extra: Any) -> str:
     response = client.post("/stacks", json={"stack_name": name, "template": template, **extra})
     assert response.status_code == 201, response.text
@@ -195,6 +204,7 @@ def test_signal_token_signals_its_resource_and_nothing_else(
         for method, path in routes:
             if not path.endswith("/signal"):
                 fault(call(signaller, method, fill(path, "waits", stack_id)), 403, "Forbidden")
+        handle_created(owner, f"/stacks/waits/{stack_id}/resources/handle")
         signalled = signaller.post(f"/stacks/waits/{stack_id}/resources/handle/signal", json=data)
         assert signalled.status_code == 200, signalled.text
         stack = settle(owner, "waits")
