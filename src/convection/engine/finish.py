@@ -114,7 +114,8 @@ def _ending(run: TraversalRun) -> _Ending:
         # about to roll back (a CLI waiting on it would stop there), and a
         # crash before the rollback starts leaves a traversal in progress,
         # which the next engine ends, and rolls back, again.
-        changes.append(stack_event(run.stack, run.traversal.action, status, reason))
+        if not _failure_recorded(run):
+            changes.append(stack_event(run.stack, run.traversal.action, status, reason))
         return _Ending(run, status, {}, changes)
     fields: dict[str, Any] = {"status": status, "status_reason": reason}
     fields.update(_completion_fields(run, status, now))
@@ -135,6 +136,20 @@ def _apply(end: _Ending) -> bool:
     except StaleTraversal:
         return True
     return False
+
+
+def _failure_recorded(run: TraversalRun) -> bool:
+    """Whether an engine that died before the rollback started already
+    wrote this failure's event: the stack's own last event (a handful per
+    operation) is then ``<ACTION>_FAILED``, written since the traversal
+    started."""
+    own = run.store.list_events(run.stack.id, resource_name=run.stack.name)
+    if not own:
+        return False
+    last, started = own[-1], run.traversal.started_at
+    if started is not None and last.timestamp < started:
+        return False
+    return (last.action, last.status) == (run.traversal.action, Status.FAILED)
 
 
 def _after(end: _Ending, start_rollback: StartRollback) -> None:
