@@ -67,15 +67,12 @@ Changes = list[Change]
 #: Heat's rule for the name of a stack a user creates (nested stacks are
 #: named by the engine).
 _STACK_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_.-]*")
-#: Heat's stack action timeout when none is given (minutes).
-DEFAULT_TIMEOUT_MINS = 60
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StacksConfig:
     limits: Limits = DEFAULT_LIMITS
     engine: EngineConfig = field(default_factory=EngineConfig)
-    default_timeout_mins: int = DEFAULT_TIMEOUT_MINS
 
 
 class Stacks(StackReads):
@@ -121,7 +118,6 @@ class Stacks(StackReads):
         stack_id = str(uuid.uuid4())
         compiled = self._compile(inputs, StackIdentity(name, stack_id, project))
         template_id = self._put_template(inputs, compiled, stack_id)
-        timeout = timeout_mins or self.config.default_timeout_mins
         stack = StackRecord(
             id=stack_id,
             project=project,
@@ -131,7 +127,7 @@ class Stacks(StackReads):
             template_id=template_id,
             parameters=dict(compiled.environment.parameters),
             disable_rollback=not enable_rollback,
-            timeout_mins=timeout,
+            timeout_mins=timeout_mins or None,  # null unless given, as in Heat
             tags=list(tags),
             resource_count=len(compiled.definition.resources),
         )
@@ -145,7 +141,7 @@ class Stacks(StackReads):
             stored=[],
             template_id=template_id,
             rollback_enabled=enable_rollback,
-            timeout_mins=timeout,
+            timeout_mins=self.config.engine.timeout_mins(timeout_mins),
         )
         start_operation(self.store, op, self._warm)
         return {"id": stack_id, "stack_name": name}
@@ -186,7 +182,7 @@ class Stacks(StackReads):
             | _template_resources(compiled.definition),
         )
         enabled = (not stack.disable_rollback) if rollback is None else rollback
-        timeout = timeout_mins or stack.timeout_mins or self.config.default_timeout_mins
+        timeout = timeout_mins or stack.timeout_mins
         fields: dict[str, Any] = {
             "parameters": dict(compiled.environment.parameters),
             "disable_rollback": not enabled,
@@ -203,7 +199,7 @@ class Stacks(StackReads):
             stored=stored,
             template_id=template_id,
             rollback_enabled=enabled,
-            timeout_mins=timeout,
+            timeout_mins=self.config.engine.timeout_mins(timeout),
             stack_fields=fields,
         )
         start_operation(self.store, op, self._warm)
@@ -263,7 +259,7 @@ class Stacks(StackReads):
             definition=self._delete_hooks(stack),
             stored=stored,
             template_id=stack.template_id,
-            timeout_mins=stack.timeout_mins,
+            timeout_mins=self.config.engine.timeout_mins(stack.timeout_mins),
         )
         start_operation(self.store, op, self._warm)
 
@@ -277,7 +273,13 @@ class Stacks(StackReads):
             state = f"{stack.action}_{stack.status}"
             raise NotSupported(f"Cancelling update when stack is {state} is not supported.")
         if rollback:
-            op = rollback_operation(self.store, self.registry, self._definitions, stack)
+            op = rollback_operation(
+                self.store,
+                self.registry,
+                self._definitions,
+                stack,
+                self.config.engine.default_timeout_mins,
+            )
             start_operation(self.store, op, self._warm)
             return
         self._stop_traversal(stack, f"Stack {stack.action} cancelled")
@@ -285,7 +287,13 @@ class Stacks(StackReads):
     def rollback(self, project: str, name_or_id: str) -> None:
         """Converge back to the last template the stack reached."""
         stack = self._live(project, name_or_id)
-        op = rollback_operation(self.store, self.registry, self._definitions, stack)
+        op = rollback_operation(
+            self.store,
+            self.registry,
+            self._definitions,
+            stack,
+            self.config.engine.default_timeout_mins,
+        )
         start_operation(self.store, op, self._warm)
 
     def check(self, project: str, name_or_id: str) -> None:
@@ -495,7 +503,7 @@ class Stacks(StackReads):
             definition=None,
             stored=stored,
             template_id=stack.template_id,
-            timeout_mins=stack.timeout_mins,
+            timeout_mins=self.config.engine.timeout_mins(stack.timeout_mins),
         )
         start_operation(self.store, op, self._warm)
 

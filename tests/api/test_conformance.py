@@ -320,6 +320,13 @@ def test_heats_rules_for_names_booleans_and_integers(http: httpx.Client) -> None
     assert _create(http, "no-timeout", SIMPLE, timeout_mins=0).status_code == 201
 
 
+def test_a_stack_given_no_timeout_shows_null_as_in_heat(http: httpx.Client) -> None:
+    """Heat shows the ``timeout_mins`` a stack was given; its deadline, when
+    none was, is the engine's default (engine tests hold that)."""
+    stack = http.get(_stack(http, "untimed", TEMPLATE)).json()["stack"]
+    assert stack["timeout_mins"] is None
+
+
 def test_a_deleted_stack_shows_by_id_without_outputs(http: httpx.Client) -> None:
     path = _stack(http, "gone", TEMPLATE)
     assert http.delete(path).status_code == 204

@@ -95,6 +95,22 @@ def test_a_rollback_that_cannot_start_fails_the_stack(
     assert reason.endswith("RuntimeError: rollback could not start: no target")
 
 
+def test_a_stack_without_a_timeout_gets_the_default_deadline(env: Any) -> None:
+    """Stored as given (None, shown null as in Heat); the traversal's
+    deadline is the engine's ``default_timeout_mins``, and plugins see it."""
+    before = datetime.now(UTC)
+    env.create(TWO)
+    stack = env.store.get_stack("p", "s")
+    assert stack is not None and stack.timeout_mins is None
+    traversal = env.store.get_traversal(stack.traversal_id)
+    default = env.stacks.config.engine.default_timeout_mins
+    assert traversal is not None and traversal.deadline is not None
+    minutes = (traversal.deadline - before).total_seconds() / 60
+    assert default <= minutes < default + 1
+    assert env.wait()["stack_status"] == "CREATE_COMPLETE"
+    assert env.stacks.show("p", "s")["timeout_mins"] is None
+
+
 def test_failed_update_rolls_back_and_restores_the_replaced_resource(env: Any) -> None:
     env.create(TWO)
     env.wait()

@@ -239,8 +239,8 @@ class Invocation:
                     concurrency=settings.concurrency,
                     lease_seconds=float(settings.engine_lease_seconds),
                     api_url=settings.api_url,
+                    default_timeout_mins=settings.stack_timeout_mins,
                 ),
-                default_timeout_mins=settings.stack_timeout_mins,
             )
             self._store = open_store(self.db_url)
             self._stacks = Stacks(self._store, config=config)

@@ -30,5 +30,13 @@ class EngineConfig:
     #: Set, plugins get ``ctx.api`` and mint signal URLs against it; None,
     #: handles fall back to ``convection stack resource signal`` commands.
     api_url: str | None = None
+    #: Heat's ``stack_action_timeout``: how long an action of a stack that
+    #: gives no ``timeout_mins`` may take. Such a stack keeps showing
+    #: ``timeout_mins`` as null, as in Heat; only its deadlines use this.
+    default_timeout_mins: int = 60
     #: Who holds the leases; unique per engine instance.
     owner: str = field(default_factory=lambda: f"engine-{uuid.uuid4().hex[:12]}")
+
+    def timeout_mins(self, given: int | None) -> int:
+        """The minutes an action may take: the stack's own, or the default."""
+        return given or self.default_timeout_mins

@@ -162,7 +162,7 @@ def context(
         traversal_id=run.id,
         previous_properties=previous,
         update_policy=_update_policy(run, row.name),
-        stack_timeout=run.stack.timeout_mins * 60 if run.stack.timeout_mins else None,
+        stack_timeout=run.config.timeout_mins(run.stack.timeout_mins) * 60,
         nested=None if run.hub is None else EngineNestedStacks(run, run.hub, row),
         secrets=run.secrets,
         api=api_access(run.store, run.config.api_url, run.stack),

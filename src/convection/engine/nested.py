@@ -400,7 +400,7 @@ class EngineNestedStacks:
             id=traversal_id,
             stack_id=stack_id,
             action=Action.CREATE,
-            deadline=None if not timeout else now + timedelta(minutes=timeout),
+            deadline=now + timedelta(minutes=config.timeout_mins(timeout)),
             started_at=now,
             lease_owner=config.owner,
             lease_until=now + timedelta(seconds=config.lease_seconds),
@@ -483,7 +483,7 @@ class EngineNestedStacks:
             definition=definition,
             stored=[],
             template_id=stack.template_id,
-            timeout_mins=stack.timeout_mins,
+            timeout_mins=self._run.config.timeout_mins(stack.timeout_mins),
         )
         self._hub.started(start_operation(self._store, op, self._hub.warm))
 
@@ -522,7 +522,7 @@ class EngineNestedStacks:
             definition=None,
             stored=stored,
             template_id=stack.template_id,
-            timeout_mins=stack.timeout_mins,
+            timeout_mins=self._run.config.timeout_mins(stack.timeout_mins),
         )
         self._hub.began(stack_id, (self._run.id, cleanup_key(self._row_id)))
         if self._hub.adopt is None or not await self._hub.restart_later(self._restart(op)):
@@ -577,7 +577,7 @@ class EngineNestedStacks:
                 definition=None,
                 stored=stored,
                 template_id=stack.template_id,
-                timeout_mins=stack.timeout_mins,
+                timeout_mins=self._run.config.timeout_mins(stack.timeout_mins),
             )
             self._hub.began(stack_id, (self._run.id, action_key(kind, self._name)))
             self._hub.started(start_operation(self._store, op, self._hub.warm))
@@ -722,7 +722,9 @@ class EngineNestedStacks:
             definition=compiled.definition,
             stored=stored,
             template_id=template_id,
-            timeout_mins=fields.get("timeout_mins", stack.timeout_mins),
+            timeout_mins=self._run.config.timeout_mins(
+                fields.get("timeout_mins", stack.timeout_mins)
+            ),
             stack_fields=fields,
         )
         self._hub.started(start_operation(self._store, op, self._hub.warm))

@@ -181,7 +181,11 @@ def _payload(n: Node) -> dict[str, Any]:
 
 
 def rollback_operation(
-    store: Store, registry: TypeRegistry, definitions: Definitions, stack: StackRecord
+    store: Store,
+    registry: TypeRegistry,
+    definitions: Definitions,
+    stack: StackRecord,
+    default_timeout_mins: int,
 ) -> Operation:
     """Converge back to the last template the stack fully reached, or to
     nothing after a failed create (Heat's convergence rollback)."""
@@ -195,5 +199,5 @@ def rollback_operation(
         definition=target,
         stored=stored,
         template_id=stack.prev_template_id,
-        timeout_mins=stack.timeout_mins,
+        timeout_mins=stack.timeout_mins or default_timeout_mins,
     )
