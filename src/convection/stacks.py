@@ -273,27 +273,17 @@ class Stacks(StackReads):
             state = f"{stack.action}_{stack.status}"
             raise NotSupported(f"Cancelling update when stack is {state} is not supported.")
         if rollback:
-            op = rollback_operation(
-                self.store,
-                self.registry,
-                self._definitions,
-                stack,
-                self.config.engine.default_timeout_mins,
-            )
-            start_operation(self.store, op, self._warm)
+            self._start_rollback(stack)
             return
         self._stop_traversal(stack, f"Stack {stack.action} cancelled")
 
     def rollback(self, project: str, name_or_id: str) -> None:
         """Converge back to the last template the stack reached."""
-        stack = self._live(project, name_or_id)
-        op = rollback_operation(
-            self.store,
-            self.registry,
-            self._definitions,
-            stack,
-            self.config.engine.default_timeout_mins,
-        )
+        self._start_rollback(self._live(project, name_or_id))
+
+    def _start_rollback(self, stack: StackRecord) -> None:
+        default = self.config.engine.default_timeout_mins
+        op = rollback_operation(self.store, self.registry, self._definitions, stack, default)
         start_operation(self.store, op, self._warm)
 
     def check(self, project: str, name_or_id: str) -> None:
