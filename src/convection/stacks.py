@@ -28,7 +28,14 @@ from convection.definition import StackDefinition
 from convection.engine import EngineConfig
 from convection.engine.hooks import parked
 from convection.engine.nested import NestedHub, outside_traversal
-from convection.engine.operations import Operation, Warm, rollback_operation, start_operation
+from convection.engine.operations import (
+    Operation,
+    Warm,
+    delete_operation,
+    rollback_operation,
+    start_operation,
+    whole_stack_operation,
+)
 from convection.engine.templates import Definitions
 from convection.engine.walker import Engine
 from convection.errors import (
@@ -42,7 +49,7 @@ from convection.errors import (
 from convection.hot.environment import is_template_name
 from convection.hot.parameters import changed_immutable, immutable_error
 from convection.limits import DEFAULT_LIMITS, Limits
-from convection.plan import NodeKind, Plan, build_action_plan, build_plan, preview
+from convection.plan import NodeKind, Plan, build_plan, preview
 from convection.resources.api import NestedStacks
 from convection.resources.registry import TypeRegistry, default_registry
 from convection.stack_inputs import StackPatch, patch_inputs
@@ -251,16 +258,8 @@ class Stacks(StackReads):
         """Start deleting a stack; a running operation is superseded."""
         stack = self._live(project, name_or_id)
         stored = self.store.list_resources(stack.id)
-        plan = build_plan(None, stored, operation=Action.DELETE)
-        op = Operation(
-            stack=stack,
-            action=Action.DELETE,
-            plan=plan,
-            definition=self._delete_hooks(stack),
-            stored=stored,
-            template_id=stack.template_id,
-            timeout_mins=self.config.engine.timeout_mins(stack.timeout_mins),
-        )
+        hooks = self._delete_hooks(stack)
+        op = delete_operation(stack, stored, self.config.engine, hooks)
         start_operation(self.store, op, self._warm)
 
     def cancel_update(self, project: str, name_or_id: str, *, rollback: bool = True) -> None:
@@ -282,8 +281,8 @@ class Stacks(StackReads):
         self._start_rollback(self._live(project, name_or_id))
 
     def _start_rollback(self, stack: StackRecord) -> None:
-        default = self.config.engine.default_timeout_mins
-        op = rollback_operation(self.store, self.registry, self._definitions, stack, default)
+        config = self.config.engine
+        op = rollback_operation(self.store, self.registry, self._definitions, stack, config)
         start_operation(self.store, op, self._warm)
 
     def check(self, project: str, name_or_id: str) -> None:
@@ -486,15 +485,7 @@ class Stacks(StackReads):
                 f"Stack {stack.name} already has an action ({stack.action}) in progress."
             )
         stored = self.store.list_resources(stack.id)
-        op = Operation(
-            stack=stack,
-            action=action,
-            plan=build_action_plan(kind, stored),
-            definition=None,
-            stored=stored,
-            template_id=stack.template_id,
-            timeout_mins=self.config.engine.timeout_mins(stack.timeout_mins),
-        )
+        op = whole_stack_operation(stack, stored, kind, action, self.config.engine)
         start_operation(self.store, op, self._warm)
 
     def _stop_traversal(self, stack: StackRecord, reason: str) -> None:

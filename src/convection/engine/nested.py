@@ -56,8 +56,10 @@ from convection.engine.operations import (
     WarmEntry,
     _new_row,
     _node_records,
+    delete_operation,
     stack_event,
     start_operation,
+    whole_stack_operation,
 )
 from convection.engine.run import TraversalRun
 from convection.engine.templates import Definitions
@@ -71,7 +73,7 @@ from convection.hot.environment import (
 )
 from convection.hot.loader import Document, SourceMap, load
 from convection.limits import Limits
-from convection.plan import build_action_plan, build_plan
+from convection.plan import build_plan
 from convection.plan.model import Action as PlanAction
 from convection.plan.model import NodeKind, action_key, cleanup_key, update_key
 from convection.plan.resolve import reference_id
@@ -513,17 +515,7 @@ class EngineNestedStacks:
             return
         if (stack.action, stack.status) == (Action.DELETE, Status.IN_PROGRESS):
             return  # already deleting (a re-run)
-        stored = self._store.list_resources(stack.id)
-        plan = build_plan(None, stored, operation=Action.DELETE)
-        op = Operation(
-            stack=stack,
-            action=Action.DELETE,
-            plan=plan,
-            definition=None,
-            stored=stored,
-            template_id=stack.template_id,
-            timeout_mins=self._run.config.timeout_mins(stack.timeout_mins),
-        )
+        op = delete_operation(stack, self._store.list_resources(stack.id), self._run.config)
         self._hub.began(stack_id, (self._run.id, cleanup_key(self._row_id)))
         if self._hub.adopt is None or not await self._hub.restart_later(self._restart(op)):
             self._hub.started(start_operation(self._store, op, self._hub.warm))
@@ -570,15 +562,7 @@ class EngineNestedStacks:
         stack = self._child(stack_id)
         if (stack.action, stack.status) != (action, Status.IN_PROGRESS):
             stored = self._store.list_resources(stack.id)
-            op = Operation(
-                stack=stack,
-                action=action,
-                plan=build_action_plan(kind, stored),
-                definition=None,
-                stored=stored,
-                template_id=stack.template_id,
-                timeout_mins=self._run.config.timeout_mins(stack.timeout_mins),
-            )
+            op = whole_stack_operation(stack, stored, kind, action, self._run.config)
             self._hub.began(stack_id, (self._run.id, action_key(kind, self._name)))
             self._hub.started(start_operation(self._store, op, self._hub.warm))
         self._begun[stack_id] = ChildState(action, Status.IN_PROGRESS, name=stack.name)

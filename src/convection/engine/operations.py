@@ -18,9 +18,10 @@ from typing import Any
 
 from convection._gc import collector_paused
 from convection.definition import StackDefinition
+from convection.engine.config import EngineConfig
 from convection.engine.templates import Definitions
-from convection.plan.build import build_plan
-from convection.plan.model import Action, Node, Plan
+from convection.plan.build import build_action_plan, build_plan
+from convection.plan.model import Action, Node, NodeKind, Plan
 from convection.resources.registry import TypeRegistry
 from convection.states import Action as StateAction
 from convection.states import Status
@@ -180,12 +181,50 @@ def _payload(n: Node) -> dict[str, Any]:
     return payload
 
 
+def delete_operation(
+    stack: StackRecord,
+    stored: Sequence[ResourceRecord],
+    config: EngineConfig,
+    definition: StackDefinition | None = None,
+) -> Operation:
+    """Delete every stored resource of ``stack``; ``definition`` only when
+    its environment sets delete hooks (a delete needs no other)."""
+    return Operation(
+        stack=stack,
+        action=StateAction.DELETE,
+        plan=build_plan(None, stored, operation=StateAction.DELETE),
+        definition=definition,
+        stored=stored,
+        template_id=stack.template_id,
+        timeout_mins=config.timeout_mins(stack.timeout_mins),
+    )
+
+
+def whole_stack_operation(
+    stack: StackRecord,
+    stored: Sequence[ResourceRecord],
+    kind: NodeKind,
+    action: str,
+    config: EngineConfig,
+) -> Operation:
+    """Check, suspend or resume every stored resource of ``stack``."""
+    return Operation(
+        stack=stack,
+        action=action,
+        plan=build_action_plan(kind, stored),
+        definition=None,
+        stored=stored,
+        template_id=stack.template_id,
+        timeout_mins=config.timeout_mins(stack.timeout_mins),
+    )
+
+
 def rollback_operation(
     store: Store,
     registry: TypeRegistry,
     definitions: Definitions,
     stack: StackRecord,
-    default_timeout_mins: int,
+    config: EngineConfig,
 ) -> Operation:
     """Converge back to the last template the stack fully reached, or to
     nothing after a failed create (Heat's convergence rollback)."""
@@ -199,5 +238,5 @@ def rollback_operation(
         definition=target,
         stored=stored,
         template_id=stack.prev_template_id,
-        timeout_mins=stack.timeout_mins or default_timeout_mins,
+        timeout_mins=config.timeout_mins(stack.timeout_mins),
     )

@@ -555,8 +555,7 @@ class Engine:
         if stack is None or stack.traversal_id != run.id:
             return
         try:
-            default = self.config.default_timeout_mins
-            op = rollback_operation(self.store, self.registry, self.definitions, stack, default)
+            op = rollback_operation(self.store, self.registry, self.definitions, stack, self.config)
             start_operation(self.store, op, self.warm)
         except Exception as exc:
             _log.exception("stack %s: the rollback could not start", stack.id)
