@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/python -m convection.demo
+	$(BIN)/python -m convection.cli.demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests $(wildcard bench)

@@ -57,8 +57,8 @@ from heatclient.client import Client  # type: ignore[import-untyped]
 
 from convection.api.engine_thread import EngineThread
 from convection.cli.context import Invocation
-from convection.compiler import StackInputs
-from convection.stacks import Stacks
+from convection.model.compiler import StackInputs
+from convection.service.stacks import Stacks
 
 PROJECT = "bench"
 START_SECONDS = 120

@@ -22,7 +22,7 @@ shared machine.
 
 Columns: ``update1`` changes one resource in the process that created the
 stack (a long-lived service: the previous compile is in memory, see
-``convection._recompile``); ``update1 cold`` does the same from a fresh
+``convection.model._recompile``); ``update1 cold`` does the same from a fresh
 ``Stacks`` with nothing remembered (a new CLI process). ``taskflow`` is
 ``engines.load`` + ``run`` of an already built flow, on a thread pool made
 beforehand with ``max_workers`` equal to Convection's concurrency (so the
@@ -70,11 +70,11 @@ from concurrent import futures
 from pathlib import Path
 from typing import Any
 
-from convection import _recompile
-from convection.compiler import StackInputs
-from convection.engine import EngineConfig
-from convection.limits import Limits
-from convection.stacks import Stacks, StacksConfig
+from convection.common.limits import Limits
+from convection.convergence import EngineConfig
+from convection.model import _recompile
+from convection.model.compiler import StackInputs
+from convection.service.stacks import Stacks, StacksConfig
 from convection.store.sql import open_store
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import sqlalchemy as sa
 
-from convection.compiler import StackInputs
-from convection.engine import EngineConfig
-from convection.limits import Limits
-from convection.stacks import Stacks, StacksConfig
+from convection.common.limits import Limits
+from convection.convergence import EngineConfig
+from convection.model.compiler import StackInputs
+from convection.service.stacks import Stacks, StacksConfig
 from convection.store.sql import SQLStore
 
 MEMBER = """\

@@ -65,8 +65,9 @@ from typing import Any
 
 from _sshd import Farm, cpu_seconds, sshd_farm
 
-from convection.compiler import StackInputs
+from convection.model.compiler import StackInputs
 from convection.resources.registry import default_registry
+from convection.service.stacks import Stacks
 from convection.software import (
     DeployContext,
     DeployOutcome,
@@ -77,7 +78,6 @@ from convection.software import (
     build_derived_config,
     deploy,
 )
-from convection.stacks import Stacks
 from convection.store.sql import open_store
 
 SCRIPT = """#!/bin/sh

@@ -37,19 +37,19 @@ from typing import Any, TypeVar
 
 import yaml
 
-from convection._gc import collector_paused
-from convection.compiler import StackIdentity, StackInputs, load_environment
-from convection.definition import StackDefinition, build_definition
-from convection.diagnostics import Diagnostics
-from convection.errors import InvalidInput
-from convection.graph import Graph
+from convection.common.diagnostics import Diagnostics
+from convection.common.errors import InvalidInput
+from convection.common.gc import collector_paused
+from convection.common.limits import Limits
 from convection.hot.loader import Document, load
 from convection.hot.parameters import resolve_parameters
 from convection.hot.template import parse_template
-from convection.limits import Limits
+from convection.model.compiler import StackIdentity, StackInputs, load_environment
+from convection.model.definition import StackDefinition, build_definition
+from convection.model.graph import Graph
+from convection.model.template_types import TemplateAwareCatalog
 from convection.resources.registry import default_registry
-from convection.service import validate_template
-from convection.template_types import TemplateAwareCatalog
+from convection.service.validate import validate_template
 
 SEED = 20240611
 DEFAULT_SIZES = (1000, 5000, 20000)
@@ -292,7 +292,7 @@ def run_load(text: str) -> Document:
 def run_validate(doc: Document) -> StackDefinition:
     """The phases of ``compiler.compile_stack`` up to the definition, in its
     order, with the catalog ``service.validate_template`` uses, and, as there,
-    with the cyclic collector paused (see convection._gc)."""
+    with the cyclic collector paused (see convection.common.gc)."""
     with collector_paused():
         return _validate(doc)
 

@@ -1,4 +1,4 @@
-"""``make demo`` as a user runs it: ``python -m convection.demo`` in its own
+"""``make demo`` as a user runs it: ``python -m convection.cli.demo`` in its own
 process, with its store and nodes under a private ``TMPDIR``. The service it
 deploys must answer at the URL it prints, and a second run must replace the
 first cleanly (the old service stopped, a new one answering)."""
@@ -28,7 +28,7 @@ def _env(tmp: Path) -> dict[str, str]:
 def _demo(tmp: Path) -> tuple[str, str]:
     """Run the demo; its output and the URL it says the service answers at."""
     done = subprocess.run(
-        [sys.executable, "-m", "convection.demo"],
+        [sys.executable, "-m", "convection.cli.demo"],
         env=_env(tmp),
         capture_output=True,
         text=True,

@@ -36,16 +36,16 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from convection import graph_format
 from convection.cli.main import run
-from convection.compiler import StackInputs, compile_stack
-from convection.diagnostics import Diagnostic
-from convection.errors import ConvectionError, InvalidInput
+from convection.common.diagnostics import Diagnostic
+from convection.common.errors import ConvectionError, InvalidInput
 from convection.hot.functions.tables import CONDITION_FUNCTIONS, FUNCTIONS, VERSIONS
 from convection.hot.loader import Document, load
 from convection.hot.versions import all_versions
+from convection.model import graph_format
+from convection.model.compiler import StackInputs, compile_stack
 from convection.resources.registry import default_registry
-from convection.service import validate_template
+from convection.service.validate import validate_template
 
 ROOT = Path(__file__).parents[1]
 SOURCES = sorted(
@@ -122,7 +122,7 @@ def _check_validate(inputs: StackInputs, template: Document) -> None:
     assert len(graph.reverse_order()) == len(graph)
     labels = {n: r.type for n, r in compiled.definition.resources.items()}
     for fmt in graph_format.GraphFormat:
-        graph_format.render(graph, fmt, labels=labels)
+        graph_format.render_graph(graph, fmt, labels=labels)
     # Locating anything runs the loader's marking pass, which must not fail either.
     template.source.mark(("resources", "r", "properties"))
 

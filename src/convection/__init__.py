@@ -3,8 +3,8 @@
 The public surface is small and explicit; everything else is internal.
 """
 
-from convection.diagnostics import Diagnostic, Diagnostics, Mark, Severity
-from convection.errors import (
+from convection.common.diagnostics import Diagnostic, Diagnostics, Mark, Severity
+from convection.common.errors import (
     Conflict,
     ConvectionError,
     ExpressionError,
@@ -12,7 +12,7 @@ from convection.errors import (
     LimitExceeded,
     NotFound,
 )
-from convection.limits import Limits
+from convection.common.limits import Limits
 
 __version__ = "0.1.0"
 

@@ -25,7 +25,7 @@ import pytest
 from heatclient.client import Client
 
 from convection.store.sql import SQLStore
-from convection.tokens import Role, Tokens
+from convection.tokens._tokens import Role, Tokens
 
 #: The box may be busy: starting (migrations included) can take a while.
 START_SECONDS = 90

@@ -17,7 +17,7 @@ from heatclient.client import Client
 
 from convection.cli.main import run
 from convection.store.sql import SQLStore
-from convection.tokens import Tokens
+from convection.tokens._tokens import Tokens
 
 from .conftest import AuthServer, LiveServer, Settle
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from convection.api.errors import classify
-from convection.errors import (
+from convection.common.errors import (
     ActionInProgress,
     Conflict,
     ConvectionError,

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from convection.tokens import Role
+from convection.tokens._tokens import Role
 
 from .conftest import AuthServer
 

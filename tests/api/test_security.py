@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-from convection.tokens import Role
+from convection.tokens._tokens import Role
 
 from .conftest import SETTLE_SECONDS, AuthServer, settled
 from .conftest import heat_fault as fault

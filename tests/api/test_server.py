@@ -15,7 +15,7 @@ import pytest
 from heatclient.client import Client
 
 from convection.cli.server_cmd import is_loopback, parse_bind
-from convection.errors import InvalidInput
+from convection.common.errors import InvalidInput
 
 CONVECTION = str(Path(sys.executable).parent / "convection")
 

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from convection.store.sql import SQLStore
-from convection.tokens import Tokens
+from convection.tokens._tokens import Tokens
 
 from .conftest import LiveServer, free_port, settled, start_server, wait_for
 

@@ -12,15 +12,15 @@ from typing import Any
 
 import pytest
 
+from convection.cli.config import load_settings
 from convection.cli.context import Invocation
-from convection.compiler import StackInputs
-from convection.config import load_settings
-from convection.engine import EngineConfig
-from convection.engine.api_access import api_access
-from convection.errors import InvalidInput
-from convection.stacks import Stacks, StacksConfig
+from convection.common.errors import InvalidInput
+from convection.convergence import EngineConfig
+from convection.convergence.api_access import api_access
+from convection.model.compiler import StackInputs
+from convection.service.stacks import Stacks, StacksConfig
 from convection.store.sql import SQLStore
-from convection.tokens import Tokens
+from convection.tokens._tokens import Tokens
 
 API = "http://198.51.100.7:8004"
 TEMPLATE = """

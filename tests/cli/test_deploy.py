@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from convection import demo
+from convection.cli import demo
 from convection.cli.main import run
 
 HELLO = Path(__file__).parents[2] / "examples" / "hello"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from convection.cli.main import run
-from convection.stacks import Stacks
+from convection.service.stacks import Stacks
 from convection.store.sql import SQLStore
 
 TEMPLATE = """\

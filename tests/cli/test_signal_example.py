@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from convection.stacks import Stacks
+from convection.service.stacks import Stacks
 from convection.store.sql import SQLStore
 
 ROOT = Path(__file__).parents[2]

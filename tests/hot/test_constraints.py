@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from convection.diagnostics import Diagnostics, Mark
+from convection.common.diagnostics import Diagnostics, Mark
 from convection.hot.constraints import (
     MASK,
     AllowedPattern,

@@ -10,8 +10,8 @@ import textwrap
 
 import pytest
 
-from convection.diagnostics import Diagnostics
-from convection.errors import InvalidInput
+from convection.common.diagnostics import Diagnostics
+from convection.common.errors import InvalidInput
 from convection.hot.environment import (
     Environment,
     ResourceRegistry,

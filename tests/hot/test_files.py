@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from convection.diagnostics import Diagnostics
-from convection.errors import InvalidInput
+from convection.common.diagnostics import Diagnostics
+from convection.common.errors import InvalidInput
+from convection.common.limits import Limits
 from convection.hot.environment import merge_environments, parse_environment
 from convection.hot.files import (
     FileAccessError,
@@ -25,7 +26,6 @@ from convection.hot.files import (
     load_stack_files,
 )
 from convection.hot.loader import load
-from convection.limits import Limits
 
 
 def write(path: Path, text: str) -> Path:

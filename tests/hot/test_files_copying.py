@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from convection.diagnostics import Diagnostics
+from convection.common.diagnostics import Diagnostics
 from convection.hot.files import FileSource, collect_files, file_url, load_stack_files
 from convection.hot.loader import load
 

@@ -11,10 +11,10 @@ import json
 
 import pytest
 
-from convection.compiler import StackInputs
-from convection.errors import InvalidInput
+from convection.common.errors import InvalidInput
 from convection.hot.parameters import coerce
-from convection.service import validate_template
+from convection.model.compiler import StackInputs
+from convection.service.validate import validate_template
 
 TEMPLATE = """\
 heat_template_version: 2021-04-16

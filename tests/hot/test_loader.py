@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from convection.diagnostics import Mark
-from convection.errors import InvalidInput, LimitExceeded
+from convection.common.diagnostics import Mark
+from convection.common.errors import InvalidInput, LimitExceeded
+from convection.common.limits import Limits
 from convection.hot.loader import load
-from convection.limits import Limits
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 

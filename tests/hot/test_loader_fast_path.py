@@ -16,11 +16,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from convection.diagnostics import Mark
-from convection.errors import InvalidInput
+from convection.common.diagnostics import Mark
+from convection.common.errors import InvalidInput
+from convection.common.limits import DEFAULT_LIMITS
 from convection.hot import _yaml_scalars, loader
 from convection.hot.loader import load
-from convection.limits import DEFAULT_LIMITS
 
 ROOT = Path(__file__).parents[2]
 SOURCES = sorted([*(ROOT / "tests/fixtures").rglob("*.yaml"), *(ROOT / "examples").rglob("*.yaml")])

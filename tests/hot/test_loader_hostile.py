@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from convection.compiler import StackInputs
-from convection.errors import InvalidInput, LimitExceeded
+from convection.common.errors import InvalidInput, LimitExceeded
 from convection.hot.loader import load
-from convection.service import validate_template
+from convection.model.compiler import StackInputs
+from convection.service.validate import validate_template
 
 
 @pytest.mark.parametrize(

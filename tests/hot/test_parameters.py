@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from convection.diagnostics import Diagnostics, Mark
+from convection.common.diagnostics import Diagnostics, Mark
 from convection.hot.constraints import (
     AllowedPattern,
     AllowedValues,

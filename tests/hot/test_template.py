@@ -6,7 +6,7 @@ import textwrap
 
 import pytest
 
-from convection.diagnostics import Diagnostics
+from convection.common.diagnostics import Diagnostics
 from convection.hot.functions.base import Function
 from convection.hot.loader import load
 from convection.hot.template import Template, parse_template
@@ -166,8 +166,8 @@ def test_newer_function_in_older_template_is_data_with_a_warning() -> None:
 
 
 def test_removed_cfn_function_is_an_error() -> None:
-    from convection.compiler import StackInputs, compile_stack
-    from convection.errors import InvalidInput
+    from convection.common.errors import InvalidInput
+    from convection.model.compiler import StackInputs, compile_stack
 
     with pytest.raises(InvalidInput) as caught:
         compile_stack(

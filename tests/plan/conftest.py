@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from convection.compiler import StackInputs, compile_stack
-from convection.definition import StackDefinition
 from convection.hot.functions.base import resolve
+from convection.model.compiler import StackInputs, compile_stack
+from convection.model.definition import StackDefinition
 from convection.plan import RecordResolver, digests
 from convection.resources.registry import TypeRegistry, default_registry
 from convection.store.api import ResourceRecord

@@ -11,10 +11,10 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from convection.compiler import StackInputs
-from convection.engine import EngineConfig
+from convection.convergence import EngineConfig
+from convection.model.compiler import StackInputs
 from convection.resources.registry import TypeRegistry, builtin_plugins
-from convection.stacks import Stacks, StacksConfig
+from convection.service.stacks import Stacks, StacksConfig
 from convection.store.api import ResourceRecord
 from convection.store.sql import SQLStore
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from convection.diagnostics import Severity
+from convection.common.diagnostics import Severity
 from convection.hot.constraints import (
     AllowedPattern,
     AllowedValues,

@@ -60,7 +60,7 @@ def test_an_in_memory_context_says_it_has_no_nested_stacks() -> None:
 
     import pytest
 
-    from convection.errors import ConvectionError
+    from convection.common.errors import ConvectionError
 
     ctx = api.InMemoryContext()
     with pytest.raises(ConvectionError, match=r"nested\.create.*InMemoryContext\(nested=\.\.\.\)"):

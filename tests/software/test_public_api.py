@@ -20,6 +20,9 @@ EXPECTED = {
     "default_registry", "deploy", "derived_config_id", "evaluate", "marker_paths", "outcome_of",
     "replace_on_change_inputs", "resolve_component", "should_deploy", "stack_path",
     "substitute_inputs",
+    # What the node plugins (``resources.nodes``) and deployments use:
+    "DEFAULT_CONNECT_TIMEOUT", "DEFAULT_SESSIONS_PER_HOST", "KEEPALIVE_INTERVAL", "FileBatch",
+    "FileWrite", "known_hosts_entry_name", "open_connection", "redact", "run_timeout",
 }  # fmt: skip
 
 

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from convection.errors import NotFound
+from convection.common.errors import NotFound
 from convection.store.api import (
     AppendEvent,
     NewStack,

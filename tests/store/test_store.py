@@ -11,7 +11,7 @@ from typing import Any
 import platformdirs
 import pytest
 
-from convection.errors import NotFound
+from convection.common.errors import NotFound
 from convection.store.api import (
     AddTimer,
     AppendEvent,

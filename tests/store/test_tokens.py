@@ -10,11 +10,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from convection.compiler import StackInputs
-from convection.errors import NotFound
-from convection.stacks import Stacks
+from convection.common.errors import NotFound
+from convection.model.compiler import StackInputs
+from convection.service.stacks import Stacks
 from convection.store.api import Store
-from convection.tokens import SECRET_PREFIX, Role, Tokens, hash_secret
+from convection.tokens._tokens import SECRET_PREFIX, Role, Tokens, hash_secret
 
 
 def test_issue_and_verify(store: Store) -> None:

@@ -17,10 +17,8 @@ nothing; a restart during the run fails the deployment (the marker without
 a result) unless the config says ``options: {rerun_safe: true}``.
 """
 
-from __future__ import annotations
-
-from convection.agent.client import AgentClient, AgentHttpError
+from convection.agent.client import AgentClient, AgentHttpError, endpoint
 from convection.agent.runner import Agent, parse_derived
 from convection.agent.state import AgentState
 
-__all__ = ["Agent", "AgentClient", "AgentHttpError", "AgentState", "parse_derived"]
+__all__ = ["Agent", "AgentClient", "AgentHttpError", "AgentState", "endpoint", "parse_derived"]

@@ -11,8 +11,7 @@ from typing import Any
 
 import httpx
 
-from convection.errors import ConvectionError
-from convection.types import JSON
+from convection.common import JSON, ConvectionError
 
 TOKEN_HEADER = "X-Auth-Token"
 

@@ -18,6 +18,7 @@ from types import MappingProxyType
 
 from convection.agent.client import AgentClient, AgentHttpError
 from convection.agent.state import AgentState
+from convection.common import JSON
 from convection.software import (
     FAILED,
     DeployOutcome,
@@ -31,7 +32,6 @@ from convection.software import (
     default_registry,
     deploy,
 )
-from convection.types import JSON
 
 log = logging.getLogger("convection.agent")
 

@@ -1,4 +1,4 @@
-"""The Heat-compatible REST API: a thin HTTP layer over :mod:`convection.stacks`.
+"""The Heat-compatible REST API: a thin HTTP layer over :mod:`convection.service.stacks`.
 
 Heat's URL shapes (``/v1/{tenant_id}/stacks/...``), bodies, status codes
 and error bodies, so python-heatclient and ``openstack stack`` work
@@ -9,6 +9,7 @@ Heat's JSON.
 
 from convection.api.app import create_app
 from convection.api.auth import Authenticator, OpenAccess, Principal, TokenAuthenticator
+from convection.api.logs import configure_logging
 from convection.api.settings import ApiSettings
 from convection.tokens import Role
 
@@ -19,5 +20,6 @@ __all__ = [
     "Principal",
     "Role",
     "TokenAuthenticator",
+    "configure_logging",
     "create_app",
 ]

@@ -24,7 +24,7 @@ from convection.api.routers import (
     templates,
 )
 from convection.api.settings import ApiSettings
-from convection.stacks import Stacks
+from convection.service import Stacks
 
 #: Order matters only where paths overlap: stack routes first, so
 #: ``/stacks/preview`` and ``/stacks/detail`` are not taken for names.

@@ -9,7 +9,7 @@ token's scope.
 
 Two authenticators: :class:`OpenAccess` (``--no-auth``: any token, or none;
 the URL's tenant id is the project) and :class:`TokenAuthenticator`
-(:mod:`convection.tokens`: hashed, project-scoped tokens with roles admin,
+(:mod:`convection.tokens._tokens`: hashed, project-scoped tokens with roles admin,
 member and reader). A token for another project gets the same 403 whether
 or not anything exists there, so a token reveals nothing outside its
 project.
@@ -80,7 +80,7 @@ class OpenAccess:
 
 
 class TokenAuthenticator:
-    """Tokens from :mod:`convection.tokens`, checked on every request."""
+    """Tokens from :mod:`convection.tokens._tokens`, checked on every request."""
 
     def __init__(self, tokens: Tokens) -> None:
         self.tokens = tokens

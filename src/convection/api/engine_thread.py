@@ -15,9 +15,9 @@ import asyncio
 import logging
 import threading
 
-from convection.stacks import Stacks
+from convection.service import Stacks
 
-log = logging.getLogger("convection.engine")
+log = logging.getLogger("convection.convergence")
 
 
 class EngineThread:

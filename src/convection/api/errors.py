@@ -26,7 +26,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from convection.errors import (
+from convection.common import (
     ActionInProgress,
     Conflict,
     ConvectionError,

@@ -16,11 +16,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from convection.api.errors import ApiError
-from convection.compiler import StackInputs
-from convection.errors import LimitExceeded
-from convection.hot.loader import Document, load
-from convection.limits import Limits
-from convection.stack_inputs import StackPatch, document
+from convection.common import LimitExceeded, Limits
+from convection.hot import Document, load
+from convection.model import StackInputs
+from convection.service import StackPatch, document
 
 TEMPLATE = "template"
 ENVIRONMENT = "environment"

@@ -31,7 +31,7 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(line)
 
 
-def configure(level: int = logging.INFO) -> None:
+def configure_logging(level: int = logging.INFO) -> None:
     """Send the convection and uvicorn loggers to stderr as JSON lines."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(JsonFormatter())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from convection.resources.api import ResourcePlugin, schema_to_api
+from convection.resources import ResourcePlugin, schema_to_api
 
 #: The version Heat writes into a generated HOT template.
 GENERATED_VERSION = "2016-10-14"

@@ -9,7 +9,6 @@ it need not show in the process list; it is never logged.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 from typing import Annotated
@@ -17,7 +16,7 @@ from typing import Annotated
 import platformdirs
 import typer
 
-from convection.errors import InvalidInput
+from convection.common import InvalidInput
 
 log = logging.getLogger("convection.agent")
 
@@ -51,8 +50,9 @@ def agent(
 ) -> int:
     """Poll this server's deployments, run each once with the same hooks as
     push mode, and report the results."""
-    from convection.agent import Agent, AgentClient, AgentState
-    from convection.agent.client import AgentHttpError, endpoint
+    import asyncio
+
+    from convection.agent import Agent, AgentClient, AgentHttpError, AgentState, endpoint
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     try:

@@ -9,13 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 import typer
-from pydantic import SecretStr
 
+from convection.cli.config import OPTIONS, Secret, Settings
 from convection.cli.context import invocation, redact_url
-from convection.cli.output import Format, emit
+from convection.cli.output import MASK, Format, emit
 from convection.cli.stack_common import FormatOpt, cell, print_table
-from convection.config import Settings
-from convection.stack_views import MASK
 
 app = typer.Typer(help="Configuration.", no_args_is_help=True)
 
@@ -24,16 +22,16 @@ def effective_rows(settings: Settings, sources: dict[str, str]) -> dict[str, dic
     """Each option's value (the store URL resolved and its password masked)
     and source, in declaration order."""
     out: dict[str, dict[str, Any]] = {}
-    for name, info in Settings.model_fields.items():
+    for name, description in OPTIONS.items():
         value = getattr(settings, name)
         if name == "db":
             value = redact_url(settings.db_url())
-        elif isinstance(value, SecretStr):  # --token: whether one is set, never what
+        elif isinstance(value, Secret):  # --token: whether one is set, never what
             value = MASK
         out[name] = {
             "value": value,
             "source": sources.get(name, "default"),
-            "description": info.description or "",
+            "description": description,
         }
     return out
 

@@ -3,10 +3,10 @@
 The global options (``--db``, ``--project``, ``--config``) are parsed by the
 root callback, but nothing is opened there: ``convection template validate``
 must not touch a database, and a command that does opens it once. So the
-settings, the store and the :class:`~convection.stacks.Stacks` service are
+settings, the store and the :class:`~convection.service.stacks.Stacks` service are
 built on first use and the store is closed when the invocation ends.
 
-Precedence is :func:`convection.config.load_settings`'s (default < file <
+Precedence is :func:`convection.cli.config.load_settings`'s (default < file <
 ``CONVECTION_*`` < flag); the options are passed in as flags, never read
 from the environment by Typer, so ``config show`` can say where each value
 came from.
@@ -21,29 +21,34 @@ store itself (engine, server, token) use :attr:`Invocation.local_stacks`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import typer
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
-
-from convection.compiler import StackInputs
-from convection.config import Effective, Settings, load_settings
-from convection.engine import EngineConfig
-from convection.stack_inputs import StackPatch
-from convection.stacks import Stacks, StacksConfig
-from convection.store.api import Store
-from convection.store.sql import default_url, open_store
 
 if TYPE_CHECKING:
+    from convection.cli.config import Effective, Settings
     from convection.cli.remote.stacks import RemoteStacks
+    from convection.model import StackInputs
+    from convection.service import StackPatch, StackReads, Stacks
+    from convection.store import Store
+
+#: A store URL SQLAlchemy renders unchanged: no credentials, no query, a
+#: canonical port. It is printed as it is; anything else is parsed by
+#: SQLAlchemy, whose import costs more than the rest of a ``config show``.
+_PLAIN_URL = re.compile(r"[\w+]+://(?:[^/:@?\[\]]*|\[[^/@?\[\]]*\])(?::[1-9]\d*)?(?:/[^@?]*)?")
 
 
 def redact_url(url: str) -> str:
     """A store URL fit to print: the password, if any, masked."""
+    if _PLAIN_URL.fullmatch(url):
+        return url
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     try:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
@@ -60,13 +65,9 @@ class Runner(Protocol):
     def run(self, *, until: Callable[[], bool] | None = None) -> Coroutine[Any, Any, None]: ...
 
 
-class StackService(Protocol):
-    """The service the stack commands call: :class:`~convection.stacks.Stacks`
-    in this process, or a server's API through ``RemoteStacks``. Same
-    methods, same return shapes, same exceptions."""
-
-    @property
-    def engine(self) -> Runner: ...
+class StackReading(Protocol):
+    """What read-only commands call: :class:`~convection.service.StackReads`
+    over this process's store (no engine, no compiler), or ``RemoteStacks``."""
 
     def show(self, project: str, name_or_id: str) -> dict[str, Any]: ...
 
@@ -114,6 +115,15 @@ class StackService(Protocol):
     def files(self, project: str, name_or_id: str) -> dict[str, str]: ...
 
     def hook_poll(self, project: str, name_or_id: str, *, nested_depth: int = 0) -> Dicts: ...
+
+
+class StackService(StackReading, Protocol):
+    """The service the stack commands call: :class:`~convection.service.stacks.Stacks`
+    in this process, or a server's API through ``RemoteStacks``. Same
+    methods, same return shapes, same exceptions."""
+
+    @property
+    def engine(self) -> Runner: ...
 
     def create(
         self,
@@ -187,11 +197,14 @@ class Invocation:
     _effective: Effective | None = None
     _store: Store | None = None
     _stacks: Stacks | None = None
+    _reads: StackReads | None = None
     _remote: RemoteStacks | None = None
 
     @property
     def effective(self) -> Effective:
         if self._effective is None:
+            from convection.cli.config import load_settings
+
             self._effective = load_settings(config_file=self.config_file, flags=self.flags)
         return self._effective
 
@@ -207,7 +220,11 @@ class Invocation:
     @property
     def db_url(self) -> str:
         """The store URL; the default SQLite file's directory is created."""
-        return self.settings.db or default_url()
+        if self.settings.db:
+            return self.settings.db
+        from convection.store import default_url
+
+        return default_url()
 
     @property
     def remote(self) -> bool:
@@ -229,9 +246,38 @@ class Invocation:
         return self._remote
 
     @property
+    def reads(self) -> StackReading:
+        """What a read-only command needs: the server's API with ``--url``,
+        else reads of the store that load neither the engine nor the
+        compiler (the whole service once a command has built it)."""
+        if self.remote:
+            return self.stacks
+        if self._stacks is not None:
+            return self._stacks
+        if self._reads is None:
+            from convection.service import StackReads
+
+            self._reads = StackReads(self.store)
+        return self._reads
+
+    @property
+    def store(self) -> Store:
+        """This process's store, opened on first use."""
+        if self._store is None:
+            from convection.store import open_store
+
+            self._store = open_store(self.db_url)
+        return self._store
+
+    @property
     def local_stacks(self) -> Stacks:
         """The service over this process's store (opened on first use)."""
         if self._stacks is None:
+            # Imported here: the service brings the store, the compiler and
+            # the engine, which commands that do not open a store never need.
+            from convection.convergence import EngineConfig
+            from convection.service import Stacks, StacksConfig
+
             settings = self.settings
             config = StacksConfig(
                 limits=settings.limits(),
@@ -242,8 +288,7 @@ class Invocation:
                     default_timeout_mins=settings.stack_timeout_mins,
                 ),
             )
-            self._store = open_store(self.db_url)
-            self._stacks = Stacks(self._store, config=config)
+            self._stacks = Stacks(self.store, config=config)
         return self._stacks
 
     def default(self, name: str, value: Any) -> None:
@@ -276,6 +321,7 @@ class Invocation:
             self._store.close()
             self._store = None
             self._stacks = None
+            self._reads = None
 
 
 def invocation(ctx: typer.Context) -> Invocation:

@@ -8,7 +8,7 @@ counts as a failure: the template was not reached).
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,8 +27,10 @@ from convection.cli.stack_common import (
     print_table,
     split_tags,
 )
-from convection.compiler import StackInputs
-from convection.errors import InvalidInput, NotFound
+from convection.common import InvalidInput, NotFound
+
+if TYPE_CHECKING:
+    from convection.model import StackInputs
 
 
 def _live_id(inv: Invocation, name: str) -> str | None:

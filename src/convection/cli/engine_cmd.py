@@ -9,17 +9,18 @@ work whose engine died is taken up again.
 
 from __future__ import annotations
 
-import asyncio
 import signal
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from convection.cli.context import invocation, redact_url
 from convection.cli.output import stdout
 from convection.cli.progress import StopSwitch, in_progress, on_signals
-from convection.stacks import Stacks
+
+if TYPE_CHECKING:
+    from convection.service import Stacks
 
 #: How often the status log looks at the stacks (seconds).
 LOG_POLL = 0.5
@@ -73,6 +74,8 @@ def _line(s: dict[str, Any]) -> None:
 
 async def serve(stacks: Stacks, *, until_idle: bool) -> bool:
     """Run the engine with a status log; True if stopped by a signal."""
+    import asyncio
+
     switch = StopSwitch()
     log = StatusLog(stacks)
     work = stacks.engine.run(until=lambda: switch.requested, idle_exit=until_idle)
@@ -107,6 +110,8 @@ def engine(
     (creates, updates and deletes started without --wait, or interrupted)
     and run until stopped (Ctrl-C or SIGTERM: running jobs finish recording
     their outcome first) or, with --until-idle, until no work is left."""
+    import asyncio
+
     inv = invocation(ctx)
     if concurrency is not None:
         inv.flags["concurrency"] = concurrency

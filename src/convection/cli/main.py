@@ -15,36 +15,67 @@ from typing import Annotated
 import click
 import typer
 
-from convection.cli import (
-    agent_cmd,
-    config_cmd,
-    deploy,
-    engine_cmd,
-    server_cmd,
-    stack,
-    token_cmd,
-)
-from convection.cli import template as template_cmds
 from convection.cli.context import Invocation
+from convection.cli.lazy import Lazy, LazyGroup
 from convection.cli.output import Format, print_diagnostics, stderr
 from convection.cli.remote import LOCAL_ONLY, refuse_local_only
-from convection.errors import ConvectionError, InvalidInput
+from convection.common import ConvectionError, InvalidInput
+
+#: The top-level commands, in the order ``--help`` lists them, with the
+#: line it shows for each; a command's module is imported only when it runs
+#: (:mod:`convection.cli.lazy`).
+COMMANDS = {
+    "deploy": Lazy(
+        "convection.cli.deploy:deploy",
+        "command",
+        "Create the stack if absent, update it otherwise, wait with progress, then print its "
+        "outputs. Exit 1 if the operation failed.",
+    ),
+    "engine": Lazy(
+        "convection.cli.engine_cmd:engine",
+        "command",
+        "Run the engine: take up every operation in progress in the store (creates, updates "
+        "and deletes started without --wait, or interrupted) and run until stopped (Ctrl-C "
+        "or SIGTERM: running jobs finish recording their outcome first) or, with "
+        "--until-idle, until no work is left.",
+    ),
+    "server": Lazy(
+        "convection.cli.server_cmd:server",
+        "command",
+        "Serve Heat's orchestration API v1 (python-heatclient and `openstack stack` work "
+        "against it) and run the engine. Requests need an X-Auth-Token from `convection "
+        "token create` on the same --db. OpenAPI documentation is at /docs, health at "
+        "/healthz.",
+    ),
+    "agent": Lazy(
+        "convection.cli.agent_cmd:agent",
+        "command",
+        "Poll this server's deployments, run each once with the same hooks as push mode, and "
+        "report the results.",
+    ),
+    "stack": Lazy("convection.cli.stack:app", "group", "Stacks: create, update, delete, inspect."),
+    "template": Lazy("convection.cli.template:app", "group", "Check and inspect templates."),
+    "config": Lazy("convection.cli.config_cmd:app", "group", "Configuration."),
+    "token": Lazy(
+        "convection.cli.token_cmd:app",
+        "group",
+        "API tokens for `convection server` (made on the store: --db).",
+    ),
+}
+
+
+class RootGroup(LazyGroup):
+    lazy = COMMANDS
+
 
 app = typer.Typer(
     name="convection",
+    cls=RootGroup,
     help="Declarative orchestration for Heat (HOT) templates.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-app.add_typer(stack.app, name="stack")
-app.command("deploy")(deploy.deploy)
-app.command("engine")(engine_cmd.engine)
-app.command("server")(server_cmd.server)
-app.command("agent")(agent_cmd.agent)
-app.add_typer(template_cmds.app, name="template")
-app.add_typer(config_cmd.app, name="config")
-app.add_typer(token_cmd.app, name="token")
 
 
 @app.callback()

@@ -10,14 +10,19 @@ import enum
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from convection.diagnostics import Diagnostic
+if TYPE_CHECKING:
+    from convection.common import Diagnostic
+
+#: How a secret value is shown: :data:`convection.service.views.MASK`, kept
+#: here so that printing one does not import the service
+#: (``tests/cli/test_startup.py`` checks that they are the same).
+MASK = "******"
 
 stdout = Console(soft_wrap=True)
 stderr = Console(stderr=True, soft_wrap=True)
@@ -34,6 +39,8 @@ def emit(data: Any, fmt: Format, table: Callable[[], None] | None = None) -> Non
     if fmt is Format.json:
         sys.stdout.write(json.dumps(data, indent=2, sort_keys=False, default=str) + "\n")
     elif fmt is Format.yaml:
+        import yaml  # only a YAML answer pays for PyYAML
+
         sys.stdout.write(yaml.safe_dump(data, sort_keys=False, default_flow_style=False))
     elif table is not None:
         table()

@@ -23,21 +23,25 @@ backs off while nothing changes, and Ctrl-C only stops the watching.
 
 from __future__ import annotations
 
-import asyncio
 import signal
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.console import Console, Group, RenderableType
-from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from convection.cli.context import StackService
 from convection.cli.remote.watch import ServerWatch, backoff
+
+if TYPE_CHECKING:
+    # asyncio is imported where a wait runs: every stack command imports
+    # this module, and most never wait.
+    import asyncio
+
+    from convection.cli.context import StackReading, StackService
 
 #: Bounds of the polling interval (seconds); it grows when a poll is slow,
 #: so drawing never takes more than about a fifth of the engine's loop.
@@ -111,7 +115,7 @@ class EventFeed:
     poll, not O(every event)."""
 
     def __init__(
-        self, stacks: StackService, project: str, stack_id: str, *, resource: str | None = None
+        self, stacks: StackReading, project: str, stack_id: str, *, resource: str | None = None
     ) -> None:
         self._stacks = stacks
         self._project = project
@@ -195,6 +199,8 @@ class LiveView:
 
     def __init__(self, console: Console) -> None:
         self._console = console
+        from rich.live import Live
+
         self._live = Live(console=console, auto_refresh=False, transient=True)
         self._live.start()
 
@@ -301,6 +307,8 @@ def wait_for(
     for t in targets:
         feeds.setdefault(t.stack_id, EventFeed(stacks, project, t.stack_id))
     watch = _Watch(stacks, project, tuple(targets), view, feeds)
+    import asyncio
+
     try:
         frame, interrupted = asyncio.run(watch.run())
     except BaseException:
@@ -352,6 +360,8 @@ class _Watch:
         return self.stop.requested or self.settled
 
     async def run(self) -> tuple[Frame, bool]:
+        import asyncio
+
         engine = asyncio.ensure_future(self.stacks.engine.run(until=self.until))
         self.stop.engine = engine
         restore = on_signals((signal.SIGINT,), self.stop.press)
@@ -412,6 +422,8 @@ def on_signals(
 
     Where the loop cannot take signals (not the main thread, Windows), the
     default behaviour stays: Ctrl-C raises KeyboardInterrupt."""
+    import asyncio
+
     loop = asyncio.get_running_loop()
     installed: list[signal.Signals] = []
     for sig in signals:

@@ -6,7 +6,7 @@ requests, the engine stops starting work and running jobs record their
 outcome, so whatever is left is resumed by the next server or engine.
 
 Every request needs an ``X-Auth-Token`` made by ``convection token create``
-on the same store (:mod:`convection.tokens`); the token's project and role
+on the same store (:mod:`convection.tokens._tokens`); the token's project and role
 decide what it may do. ``--no-auth`` accepts any token and takes the project
 from the URL; it is refused unless the server listens on a loopback address
 only. The startup log says which mode runs (and never shows a token).
@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from convection.cli.context import invocation, redact_url
-from convection.errors import InvalidInput
-from convection.store.api import Store
+from convection.common import InvalidInput
 
 if TYPE_CHECKING:
     from convection.api import Authenticator
+    from convection.store import Store
 
 log = logging.getLogger("convection.server")
 
@@ -81,8 +81,7 @@ def server(
     # Imported here: every other command starts faster without the web stack.
     import uvicorn
 
-    from convection.api import ApiSettings, create_app
-    from convection.api import logs as api_logs
+    from convection.api import ApiSettings, configure_logging, create_app
 
     inv = invocation(ctx)
     if db is not None:
@@ -91,7 +90,7 @@ def server(
     # names the address machines outside reach (a proxy, a 0.0.0.0 bind).
     inv.default("api_url", f"http://{bind}")
     stacks = inv.local_stacks
-    api_logs.configure()
+    configure_logging()
     authenticator = _authenticator(stacks.store, no_auth=no_auth)
     app = create_app(stacks, ApiSettings(), authenticator=authenticator)
     log.info(

@@ -13,7 +13,7 @@ import enum
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -54,9 +54,11 @@ from convection.cli.stack_common import (
     split_tags,
     with_hooks,
 )
-from convection.compiler import StackInputs
-from convection.errors import InvalidInput, NotFound
-from convection.stack_inputs import StackPatch
+from convection.common import InvalidInput, NotFound
+
+if TYPE_CHECKING:
+    from convection.model import StackInputs
+    from convection.service import StackPatch
 
 _LATER = (
     " Without --wait the operation is recorded and this returns at once; the work is done"
@@ -417,7 +419,7 @@ def _confirm() -> bool:
 def show(ctx: typer.Context, stack: StackArg, fmt: FormatOpt = Format.table) -> int:
     """Show a stack's details (a deleted one too, by ID)."""
     inv = invocation(ctx)
-    emit_stack(inv.stacks.show(inv.project, stack), fmt, short=False)
+    emit_stack(inv.reads.show(inv.project, stack), fmt, short=False)
     return 0
 
 

@@ -3,7 +3,7 @@
 Options are spelled as python-openstackclient spells them (``-t``, ``-e``,
 ``--parameter``, ``--wait``...), so a Heat user's muscle memory works.
 Tables mirror the openstack client's columns; JSON and YAML are the dicts
-:class:`~convection.stacks.Stacks` returns, with Heat's API field names.
+:class:`~convection.service.stacks.Stacks` returns, with Heat's API field names.
 """
 
 from __future__ import annotations
@@ -13,18 +13,18 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
-import yaml
 from rich.console import Console
 from rich.table import Table
 
-from convection.cli.context import Invocation
 from convection.cli.output import Format, emit, stdout
-from convection.compiler import StackInputs
-from convection.sources import read_inputs, read_patch
-from convection.stack_inputs import StackPatch, hooks_environment
+
+if TYPE_CHECKING:
+    from convection.cli.context import Invocation
+    from convection.model import StackInputs
+    from convection.service import StackPatch
 
 TemplateOpt = Annotated[
     Path | None, typer.Option("-t", "--template", help="Template file.", show_default=False)
@@ -85,6 +85,8 @@ def load_inputs(
     parameter_files: Sequence[str] | None,
 ) -> StackInputs:
     """Read a template, its environments and files as heatclient does."""
+    from convection.service import read_inputs
+
     return read_inputs(
         template,
         environments or [],
@@ -103,6 +105,8 @@ def existing_patch(
     """``update --existing`` without ``-t``: the new environment files (with
     every file they name) and parameters; the service reuses the stored
     template and files and merges these over the stored environment."""
+    from convection.service import read_patch
+
     return read_patch(
         environments or [],
         parameters or [],
@@ -111,7 +115,7 @@ def existing_patch(
     )
 
 
-Given = TypeVar("Given", bound=StackInputs | StackPatch)
+Given = TypeVar("Given", bound="StackInputs | StackPatch")
 
 
 def with_hooks(given: Given, paths: Sequence[str] | None, hook: str) -> Given:
@@ -119,6 +123,8 @@ def with_hooks(given: Given, paths: Sequence[str] | None, hook: str) -> Given:
     resource path, in one more environment file after the given ones."""
     if not paths:
         return given
+    from convection.service import hooks_environment
+
     extra = hooks_environment(given.environments, paths, hook)
     return dataclasses.replace(given, environments=(*given.environments, extra))
 
@@ -138,6 +144,8 @@ def cell(value: Any) -> str:
         return value
     if isinstance(value, bool | int | float):
         return json.dumps(value)
+    import yaml  # only a structured cell pays for PyYAML
+
     return yaml.safe_dump(value, sort_keys=False, default_flow_style=False).rstrip("\n")
 
 

@@ -17,7 +17,7 @@ from convection.cli.context import invocation
 from convection.cli.output import Format, emit, stdout
 from convection.cli.progress import EventFeed, event_line, in_progress
 from convection.cli.stack_common import StackArg, print_table
-from convection.errors import InvalidInput
+from convection.common import InvalidInput
 
 app = typer.Typer(help="A stack's events.", no_args_is_help=True)
 
@@ -91,7 +91,7 @@ def list_events(
         if fmt is not EventFormat.log:
             raise InvalidInput.single("--follow can only be specified with --format log")
         return follow_events(ctx, stack, resource)
-    events = inv.stacks.events(
+    events = inv.reads.events(
         inv.project,
         stack,
         resource_name=resource,
@@ -121,10 +121,10 @@ def _nested_events(
     """Events of the stack and its nested stacks, by time; the log names
     each nested event's stack, as heatclient does."""
     inv = invocation(ctx)
-    events = inv.stacks.events(
+    events = inv.reads.events(
         inv.project, stack, limit=limit, sort_dir=sort_direction(sort), nested_depth=depth
     )
-    top = inv.stacks.show(inv.project, stack)["stack_name"]
+    top = inv.reads.show(inv.project, stack)["stack_name"]
     if fmt is EventFormat.log:
         for e in events:
             if e["stack_name"] != top:  # heatclient: [stack.resource]
@@ -154,12 +154,12 @@ def follow_events(ctx: typer.Context, stack: str, resource: str | None) -> int:
 
     It only watches: the work is done by whichever engine runs it."""
     inv = invocation(ctx)
-    body = inv.stacks.show(inv.project, stack)
-    feed = EventFeed(inv.stacks, inv.project, body["id"], resource=resource)
+    body = inv.reads.show(inv.project, stack)
+    feed = EventFeed(inv.reads, inv.project, body["id"], resource=resource)
     deadline = time.monotonic() + 60 * float(body.get("timeout_mins") or 60)
     try:
         while True:
-            settled = not in_progress(inv.stacks.show(inv.project, body["id"]))
+            settled = not in_progress(inv.reads.show(inv.project, body["id"]))
             _print_log(feed.poll())
             if settled or time.monotonic() > deadline:
                 return 0

@@ -26,7 +26,7 @@ import typer
 from convection.cli.context import Invocation, invocation
 from convection.cli.output import Format, emit, stderr
 from convection.cli.stack_common import FormatOpt, StackArg, print_table
-from convection.errors import InvalidInput
+from convection.common import InvalidInput
 
 app = typer.Typer(help="Hooks (breakpoints) of a stack's resources.", no_args_is_help=True)
 
@@ -142,10 +142,10 @@ def poll(
 ) -> int:
     """List the resources waiting at a hook, with the event that paused them."""
     inv = invocation(ctx)
-    status = str(inv.stacks.show(inv.project, stack)["stack_status"])
+    status = str(inv.reads.show(inv.project, stack)["stack_status"])
     if not status.endswith("_IN_PROGRESS"):
         raise InvalidInput.single(f"Stack status {status} not IN_PROGRESS")
-    pending = inv.stacks.hook_poll(inv.project, stack, nested_depth=nested_depth)
+    pending = inv.reads.hook_poll(inv.project, stack, nested_depth=nested_depth)
     columns = POLL_COLUMNS + (NESTED_COLUMNS if nested_depth else ())
     emit(
         pending,

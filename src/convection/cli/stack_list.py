@@ -1,7 +1,7 @@
 """``convection stack list``: ``openstack stack list`` and its options.
 
 Filtering, tags, paging and sorting are done by the service
-(:meth:`convection.stacks.Stacks.list`, Heat's ``GET /stacks``), so
+(:meth:`convection.service.stacks.Stacks.list`, Heat's ``GET /stacks``), so
 ``--limit`` and ``--marker`` page through what the filters keep. heatclient
 sorts ``--sort`` on the client; here one direction for every key is sent
 to the service, and mixed directions are sorted here, as heatclient does.
@@ -18,7 +18,7 @@ import typer
 from convection.cli.context import invocation
 from convection.cli.output import Format, emit
 from convection.cli.stack_common import LIST_COLUMNS, FormatOpt, print_table, split_tags
-from convection.errors import InvalidInput
+from convection.common import InvalidInput
 
 
 class TagMode(enum.StrEnum):
@@ -120,7 +120,7 @@ def list_stacks(
     order = parse_sort(sort or [])
     directions = {d for _, d in order}
     wanted = tag_filters(tags, tag_mode)
-    bodies = inv.stacks.list(
+    bodies = inv.reads.list(
         None if all_projects else inv.project,
         include_deleted=deleted,
         show_nested=nested,

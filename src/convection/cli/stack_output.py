@@ -9,7 +9,7 @@ import typer
 from convection.cli.context import invocation
 from convection.cli.output import Format, emit
 from convection.cli.stack_common import FormatOpt, StackArg, cell, print_table, show_fields
-from convection.errors import ConvectionError, InvalidInput
+from convection.common import ConvectionError, InvalidInput
 
 app = typer.Typer(help="A stack's outputs.", no_args_is_help=True)
 
@@ -18,7 +18,7 @@ app = typer.Typer(help="A stack's outputs.", no_args_is_help=True)
 def list_outputs(ctx: typer.Context, stack: StackArg, fmt: FormatOpt = Format.table) -> int:
     """List the outputs (key and description; values with -f json/yaml)."""
     inv = invocation(ctx)
-    outputs = inv.stacks.outputs(inv.project, stack)
+    outputs = inv.reads.outputs(inv.project, stack)
     columns = ("output_key", "description")
     emit(
         outputs,
@@ -44,14 +44,14 @@ def show_output(
         raise InvalidInput.single("Give either OUTPUT or --all, not both or neither.")
     inv = invocation(ctx)
     if output is None:
-        outputs = inv.stacks.outputs(inv.project, stack)
+        outputs = inv.reads.outputs(inv.project, stack)
         emit(
             outputs,
             fmt,
             lambda: show_fields({o["output_key"]: cell(o) for o in outputs}),
         )
         return 0
-    body = inv.stacks.output(inv.project, stack, output)
+    body = inv.reads.output(inv.project, stack, output)
     if body.get("output_error"):
         raise ConvectionError(f"Output error: {body['output_error']}")
     emit(body, fmt, lambda: show_fields(body))

@@ -11,7 +11,7 @@ import typer
 from convection.cli.context import Invocation, invocation
 from convection.cli.output import Format, emit
 from convection.cli.stack_common import FormatOpt, StackArg, print_table, show_fields
-from convection.errors import InvalidInput
+from convection.common import InvalidInput
 
 app = typer.Typer(help="A stack's resources.", no_args_is_help=True)
 
@@ -59,7 +59,7 @@ def matches(r: dict[str, Any], filters: dict[str, set[str]]) -> bool:
 
 def collect(inv: Invocation, stack: str, depth: int) -> list[dict[str, Any]]:
     """The stack's resources, then those of its nested stacks to ``depth``."""
-    return inv.stacks.resources(inv.project, stack, nested_depth=depth)
+    return inv.reads.resources(inv.project, stack, nested_depth=depth)
 
 
 @app.command("list")
@@ -108,7 +108,7 @@ def show_resource(
 ) -> int:
     """Show a resource, with its attributes (secret ones masked)."""
     inv = invocation(ctx)
-    body = inv.stacks.resource(inv.project, stack, resource)
+    body = inv.reads.resource(inv.project, stack, resource)
     if with_attr:
         attrs = body.get("attributes") or {}
         body["attributes"] = {k: attrs.get(k) for k in with_attr}

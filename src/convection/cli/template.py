@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from convection import graph_format
 from convection.cli.output import (
     Format,
     emit,
@@ -16,11 +16,10 @@ from convection.cli.output import (
     simple_table,
     stdout,
 )
-from convection.errors import InvalidInput
-from convection.hot.functions.tables import function_descriptions
-from convection.hot.versions import all_versions, get_version
-from convection.service import validate_template
-from convection.sources import read_inputs
+from convection.common import InvalidInput
+
+# The HOT language, the compiler and the service are imported by the
+# commands that use them: ``template --help`` needs none of them.
 
 app = typer.Typer(help="Check and inspect templates.", no_args_is_help=True)
 version_app = typer.Typer(help="Template versions.", no_args_is_help=True)
@@ -44,6 +43,15 @@ ParamFileOpt = Annotated[
 FormatOpt = Annotated[Format, typer.Option("-f", "--format", help="Output format.")]
 
 
+class GraphFormat(enum.StrEnum):
+    """:class:`convection.model.graph_format.GraphFormat`'s values, for the
+    option (``tests/cli/test_startup.py`` checks that they are the same)."""
+
+    dot = "dot"
+    mermaid = "mermaid"
+    json = "json"
+
+
 @app.command("validate")
 def validate(
     template: TemplateOpt,
@@ -53,6 +61,8 @@ def validate(
     fmt: FormatOpt = Format.table,
 ) -> int:
     """Validate a template as Heat's template-validate does, listing every error."""
+    from convection.service import read_inputs, validate_template
+
     try:
         inputs = read_inputs(template, environment or [], parameter or [], parameter_file or [])
         body, compiled = validate_template(inputs)
@@ -86,10 +96,14 @@ def graph(
     parameter: ParamOpt = None,
     parameter_file: ParamFileOpt = None,
     fmt: Annotated[
-        graph_format.GraphFormat, typer.Option("-f", "--format", help="dot, mermaid or json.")
-    ] = graph_format.GraphFormat.dot,
+        GraphFormat, typer.Option("-f", "--format", help="dot, mermaid or json.")
+    ] = GraphFormat.dot,
 ) -> int:
     """Print the resource dependency graph (resources switched off by a condition are left out)."""
+    from convection.model import GraphFormat as Rendering
+    from convection.model import render_graph
+    from convection.service import read_inputs, validate_template
+
     try:
         inputs = read_inputs(template, environment or [], parameter or [], parameter_file or [])
         _, compiled = validate_template(inputs)
@@ -98,13 +112,16 @@ def graph(
         return 1
     print_warnings(compiled.warnings)
     labels = {n: r.type for n, r in compiled.definition.resources.items()}
-    typer.echo(graph_format.render(compiled.graph, fmt, labels=labels), nl=False)
+    rendering = render_graph(compiled.graph, Rendering(fmt.value), labels=labels)
+    typer.echo(rendering, nl=False)
     return 0
 
 
 @version_app.command("list")
 def version_list(fmt: FormatOpt = Format.table) -> int:
     """List the template versions, with their aliases."""
+    from convection.hot import all_versions
+
     body = [{"version": v.key, "type": "hot", "aliases": list(v.aliases)} for v in all_versions()]
     emit(
         body,
@@ -126,6 +143,8 @@ def function_list(
     fmt: FormatOpt = Format.table,
 ) -> int:
     """List the functions a template version supports."""
+    from convection.hot import all_versions, function_descriptions, get_version
+
     name = version.removeprefix("heat_template_version.")
     v = get_version(name)
     if v is None:

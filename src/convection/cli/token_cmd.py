@@ -11,18 +11,23 @@ A secret is printed once, by ``create``; the store keeps only its hash, so
 
 from __future__ import annotations
 
+import enum
 import re
 from datetime import UTC, datetime, timedelta
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from convection.cli.context import invocation
+from convection.cli.context import Invocation, invocation
 from convection.cli.output import Format, emit, stderr
 from convection.cli.stack_common import FormatOpt, print_table, show_fields
-from convection.errors import InvalidInput, NotFound
-from convection.store.api import TokenRecord
-from convection.tokens import Role, Tokens
+from convection.common import InvalidInput, NotFound
+
+if TYPE_CHECKING:
+    # The tokens live in the store (SQLAlchemy): imported by the commands
+    # that open it, not by ``token --help``.
+    from convection.store import TokenRecord
+    from convection.tokens import Tokens
 
 app = typer.Typer(
     help="API tokens for `convection server` (made on the store: --db).", no_args_is_help=True
@@ -42,6 +47,22 @@ ProjectOpt = Annotated[
         show_default=False,
     ),
 ]
+
+
+class Role(enum.StrEnum):
+    """:class:`convection.tokens.Role`'s values, for the option
+    (``tests/cli/test_startup.py`` checks that they are the same)."""
+
+    ADMIN = "admin"
+    MEMBER = "member"
+    READER = "reader"
+
+
+def _tokens(inv: Invocation) -> Tokens:
+    """The token service over the invocation's store."""
+    from convection.tokens import Tokens
+
+    return Tokens(inv.local_stacks.store)
 
 
 def parse_duration(text: str) -> timedelta:
@@ -113,10 +134,14 @@ def create(
     Roles: admin and member may read and change the project's stacks,
     reader may only read."""
     expires_at = None if expires_in is None else datetime.now(UTC) + parse_duration(expires_in)
+    from convection.tokens import Role as StoredRole
+
     inv = invocation(ctx)
-    tokens = Tokens(inv.local_stacks.store)
-    issued = tokens.issue(
-        project or inv.project, role, description=description, expires_at=expires_at
+    issued = _tokens(inv).issue(
+        project or inv.project,
+        StoredRole(role.value),
+        description=description,
+        expires_at=expires_at,
     )
     body = {**token_view(issued.record), "secret": issued.secret}
     emit(body, fmt, lambda: show_fields(body))
@@ -140,7 +165,7 @@ def list_(
 ) -> int:
     """List tokens, oldest first: id, project, role, scope, dates. Secrets
     are never stored, so never shown."""
-    rows = [token_view(t) for t in Tokens(invocation(ctx).local_stacks.store).list(project)]
+    rows = [token_view(t) for t in _tokens(invocation(ctx)).list(project)]
     columns = ("ID", "Project", "Role", "Scope", "Description", "Created", "Expires", "Revoked")
     emit(rows, fmt, lambda: print_table(columns, [list(r.values()) for r in rows]))
     return 0
@@ -155,7 +180,7 @@ def revoke(
 ) -> int:
     """Revoke tokens: the server refuses them (401) from the next request on.
     Revoking a revoked token again is not an error."""
-    tokens = Tokens(invocation(ctx).local_stacks.store)
+    tokens = _tokens(invocation(ctx))
     for token_id in token_ids:
         try:
             tokens.revoke(token_id)

@@ -19,10 +19,8 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, Literal, TypeAlias
 
-from convection.diagnostics import Diagnostic, Diagnostics, Mark
-from convection.errors import InvalidInput
+from convection.common import JSON, Diagnostic, Diagnostics, InvalidInput, Mark
 from convection.hot.loader import SourceMap
-from convection.types import JSON
 
 RESOURCE_REGISTRY = "resource_registry"
 HOOK_TYPES = ("pre-create", "pre-update", "pre-delete", "post-create", "post-update", "post-delete")

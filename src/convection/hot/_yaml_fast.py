@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from convection.common import Limits
 from convection.hot._yaml_scalars import (
     MAP_TAG,
     SEQ_TAG,
@@ -21,7 +22,6 @@ from convection.hot._yaml_scalars import (
     plain_str,
     resolve_tag,
 )
-from convection.limits import Limits
 
 _ScalarEvent = yaml.ScalarEvent
 _AliasEvent = yaml.AliasEvent

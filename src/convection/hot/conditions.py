@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from convection.errors import ExpressionError
+from convection.common import ExpressionError
 from convection.hot import functions
 from convection.hot.functions.base import Function
 

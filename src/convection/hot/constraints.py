@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, ClassVar, TypeAlias
 
-from convection.diagnostics import Diagnostics
+from convection.common import JSON, Diagnostics, Path
+from convection.hot.custom_constraints import BUILT_INS
 from convection.hot.loader import SourceMap
-from convection.types import JSON, Path
 
 #: What Heat shows instead of a hidden value.
 MASK = "******"
@@ -322,7 +322,7 @@ class AllowedPattern(_Constraint):
 #: validating value ..." (empty: no reason).
 CustomCheck: TypeAlias = Callable[[Any], "bool | str"]
 
-_CUSTOM: dict[str, CustomCheck] = {}
+_CUSTOM: dict[str, CustomCheck] = dict(BUILT_INS)
 
 
 def register_custom_constraint(name: str, checker: CustomCheck, *, replace: bool = False) -> None:
@@ -509,10 +509,3 @@ def check_all(
         if error is not None:
             return error
     return None
-
-
-# The built-in checkers register themselves; imported last because they use
-# register_custom_constraint above.
-from convection.hot import custom_constraints as _builtins  # noqa: E402
-
-__all_builtins__ = _builtins

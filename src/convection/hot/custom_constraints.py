@@ -14,11 +14,9 @@ import datetime
 import ipaddress
 import re
 import zoneinfo
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
-
-from convection.hot.constraints import register_custom_constraint
 
 # --- make sense without OpenStack.
 
@@ -229,5 +227,6 @@ _BUILT_INS.update(
     }
 )
 _BUILT_INS.update(dict.fromkeys(SERVICE_CONSTRAINTS, _anything))
-for _name, _checker in _BUILT_INS.items():
-    register_custom_constraint(_name, _checker)
+
+#: Every built-in check by name; ``constraints`` starts its registry with them.
+BUILT_INS: Mapping[str, Callable[[Any], bool | str]] = _BUILT_INS

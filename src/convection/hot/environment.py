@@ -31,8 +31,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from convection.diagnostics import Diagnostic, Diagnostics, Mark, Severity
-from convection.errors import InvalidInput
+from convection.common import (
+    DEFAULT_LIMITS,
+    JSON,
+    Diagnostic,
+    Diagnostics,
+    InvalidInput,
+    Mark,
+    Path,
+    Severity,
+)
 from convection.hot._env_registry import (
     HOOK_TYPES,
     RESTRICTED_ACTIONS,
@@ -43,8 +51,6 @@ from convection.hot._env_registry import (
     kind_of,
 )
 from convection.hot.loader import Document, SourceMap, too_deep
-from convection.limits import DEFAULT_LIMITS
-from convection.types import JSON, Path
 
 __all__ = [
     "DEEP_MERGE",

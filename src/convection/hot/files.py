@@ -34,12 +34,20 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 from urllib.request import pathname2url, url2pathname
 
-from convection.diagnostics import Diagnostic, Diagnostics, Mark
-from convection.errors import ConvectionError, InvalidInput, LimitExceeded
+from convection.common import (
+    DEFAULT_LIMITS,
+    JSON,
+    ConvectionError,
+    Diagnostic,
+    Diagnostics,
+    InvalidInput,
+    LimitExceeded,
+    Limits,
+    Mark,
+    Path,
+)
 from convection.hot.environment import is_template_name
 from convection.hot.loader import Document, load
-from convection.limits import DEFAULT_LIMITS, Limits
-from convection.types import JSON, Path
 
 __all__ = [
     "FileAccessError",

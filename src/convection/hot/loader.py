@@ -28,9 +28,18 @@ from typing import Any
 
 import yaml
 
-from convection._gc import collector_paused
-from convection.diagnostics import Diagnostic, Diagnostics, Mark
-from convection.errors import InvalidInput, LimitExceeded
+from convection.common import (
+    DEFAULT_LIMITS,
+    JSON,
+    Diagnostic,
+    Diagnostics,
+    InvalidInput,
+    LimitExceeded,
+    Limits,
+    Mark,
+    Path,
+    collector_paused,
+)
 from convection.hot._yaml_fast import NeedsBuilder, plain_data
 from convection.hot._yaml_scalars import (
     BOOL_TAG,
@@ -44,8 +53,6 @@ from convection.hot._yaml_scalars import (
     plain_str,
     resolve_tag,
 )
-from convection.limits import DEFAULT_LIMITS, Limits
-from convection.types import JSON, Path
 
 _Loader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -504,6 +511,6 @@ def load(
                 )
             ]
         )
-    with collector_paused():  # building data makes no cycles: see convection._gc
+    with collector_paused():  # building data makes no cycles: see convection.common.gc
         doc = _json_document(text, name, limits)
         return doc if doc is not None else _yaml_document(text, name, limits)

@@ -26,13 +26,11 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NoReturn
 
-from convection.diagnostics import Diagnostic, Diagnostics
+from convection.common import DEFAULT_LIMITS, Diagnostic, Diagnostics, Path
 from convection.hot import constraints as con
 from convection.hot.constraints import MASK, Constraint
 from convection.hot.loader import SourceMap, too_deep
 from convection.hot.versions import TemplateVersion
-from convection.limits import DEFAULT_LIMITS
-from convection.types import Path
 
 PARAMETER_TYPES = ("string", "number", "comma_delimited_list", "json", "boolean")
 #: Type names in Heat's template-validate output.

@@ -4,7 +4,7 @@ This is where the version is chosen and its rules applied: which top-level
 sections and resource/output keys are allowed, and which function table
 parses each part. Everything is parsed into expression trees here, once.
 Nothing is evaluated: parameter values and conditions come later, in
-:mod:`convection.definition`.
+:mod:`convection.model.definition`.
 
 Error wording follows Heat's where Heat's says what was expected; every
 problem is a located :class:`Diagnostic`, and all of them are reported.
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from convection.diagnostics import Diagnostics
+from convection.common import Diagnostics, Path
 from convection.hot import functions
 from convection.hot.functions.base import Function, FunctionTable, Invalid
 from convection.hot.loader import Document, SourceMap
@@ -27,7 +27,6 @@ from convection.hot.parameters import (
     parse_parameters,
 )
 from convection.hot.versions import TemplateVersion, all_versions, get_version
-from convection.types import Path
 
 VERSION_KEY = "heat_template_version"
 _CFN_KEYS = ("AWSTemplateFormatVersion", "HeatTemplateFormatVersion")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from convection.hot.functions.base import FunctionTable
+from convection.hot.functions.cfn import Removed
 from convection.hot.functions.tables import (
     CONDITION_FUNCTIONS,
     CONDITION_TABLES,
@@ -169,3 +170,19 @@ def all_versions() -> list[TemplateVersion]:
 
 def latest_version() -> TemplateVersion:
     return _ALL[-1]
+
+
+def function_descriptions(
+    version: TemplateVersion, *, with_condition_functions: bool = False
+) -> list[dict[str, str]]:
+    """What Heat's ``template function list`` shows: every function of the
+    version but the removed ones, then (optionally) the condition functions."""
+    tables = [version.functions]
+    if with_condition_functions:
+        tables.append(version.condition_functions)
+    listed: dict[str, str] = {}
+    for table in tables:
+        for name, fn in table.items():
+            if fn is not Removed:
+                listed[name] = fn.summary
+    return [{"functions": name, "description": text} for name, text in listed.items()]

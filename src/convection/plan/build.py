@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Collection, Mapping, Sequence
 
-from convection._gc import collector_paused
-from convection.definition import StackDefinition
-from convection.hot.environment import is_template_name
+from convection.common import collector_paused
+from convection.hot import is_template_name
+from convection.model import StackDefinition
 from convection.plan.decide import Decisions, Stored, decide_all
 from convection.plan.digest import digests
 from convection.plan.model import Action, Change, NodeKind, Plan
@@ -25,7 +25,7 @@ from convection.plan.transform_order import (
     OrderCleanups,
     OrderUpdates,
 )
-from convection.store.api import ResourceRecord
+from convection.store import ResourceRecord
 
 
 def steps(
@@ -71,7 +71,7 @@ def build_plan(
     ``visit`` names resources that get an update node even when unchanged
     (Heat visits every resource, and a pre-update hook stops there).
     """
-    with collector_paused():  # planning makes no reference cycles: see convection._gc
+    with collector_paused():  # planning makes no reference cycles: see convection.common.gc
         return _build(definition, stored, schemas, operation, rollback, visit)
 
 

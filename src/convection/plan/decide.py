@@ -24,12 +24,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from convection.definition import StackDefinition
-from convection.graph import Graph
+from convection.common import Action as StateAction
+from convection.common import Status
+from convection.model import Graph, StackDefinition
 from convection.plan.model import Action, Change, Deposed
-from convection.states import Action as StateAction
-from convection.states import Status
-from convection.store.api import ResourceRecord
+from convection.store import ResourceRecord
 
 #: Actions that give a resource an update node.
 NODE_ACTIONS = frozenset(

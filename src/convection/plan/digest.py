@@ -18,9 +18,9 @@ import hashlib
 import json
 from typing import Any, NoReturn
 
-from convection.definition import ResourceDefinition, StackDefinition
-from convection.errors import ConvectionError
-from convection.hot.functions.base import Function, resolve, to_data
+from convection.common import ConvectionError
+from convection.hot import Function, resolve, to_data
+from convection.model import ResourceDefinition, StackDefinition
 
 
 class _NeedsResource(Exception):
@@ -97,7 +97,7 @@ def digests(definition: StackDefinition) -> dict[str, str]:
     """Every resource's digest, with the definition's parameters and files.
 
     A definition compiled from its stack's previous one shares the resource
-    definitions that did not change (see ``convection._recompile``); with
+    definitions that did not change (see ``convection.model._recompile``); with
     the same parameter values and files, their digests are the ones already
     computed, so only the changed resources are hashed again."""
     for known, found in _RECENT:

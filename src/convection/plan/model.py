@@ -122,7 +122,7 @@ class Plan:
     """Everything an operation will do, decided before it starts.
 
     ``edges`` are ``(later, earlier)`` pairs of node keys, in the direction
-    of :class:`convection.graph.Graph` (the requirer first).
+    of :class:`convection.model.graph.Graph` (the requirer first).
     """
 
     operation: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
-from convection.graph import CycleError, Graph
+from convection.model import CycleError, Graph
 from convection.plan.model import Node
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from convection.definition import StackDefinition
+from convection.model import StackDefinition
 from convection.plan.decide import Stored
 from convection.plan.model import Action, Change, Plan
-from convection.store.api import ResourceRecord
+from convection.store import ResourceRecord
 
 PREVIEW_KEYS = ("unchanged", "updated", "replaced", "added", "deleted")
 

@@ -15,15 +15,14 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Protocol
 
-from convection.definition import StackDefinition
-from convection.errors import ConvectionError
-from convection.hot.functions.base import resolve
+from convection.common import ConvectionError, Status
+from convection.hot import resolve
+from convection.model import StackDefinition
 from convection.plan.decide import NODE_ACTIONS, Decisions, Stored
 from convection.plan.model import Action, Change
 from convection.plan.resolve import RecordResolver, Unknown
-from convection.resources.api import ResourcePlugin, UpdateAction
-from convection.states import Status
-from convection.store.api import ResourceRecord
+from convection.resources import ResourcePlugin, UpdateAction
+from convection.store import ResourceRecord
 
 
 class TypeSchemas(Protocol):

@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Collection
 from typing import Any, NoReturn
 
-from convection.definition import StackDefinition
-from convection.errors import ExpressionError
-from convection.groups.attributes import path_value
-from convection.store.api import ResourceRecord
+from convection.common import ExpressionError
+from convection.model import StackDefinition, path_value
+from convection.store import ResourceRecord
 
 Lookup = Callable[[str], ResourceRecord | None]
 

@@ -19,7 +19,7 @@ from convection.plan.model import (
     update_key,
 )
 from convection.plan.opgraph import OpGraph
-from convection.store.api import ResourceRecord
+from convection.store import ResourceRecord
 
 
 class AddUpdateNodes:

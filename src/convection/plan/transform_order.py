@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from convection.definition import StackDefinition
+from convection.model import StackDefinition
 from convection.plan.model import NodeKind, cleanup_key, update_key
 from convection.plan.opgraph import OpGraph
-from convection.store.api import ResourceRecord
+from convection.store import ResourceRecord
 
 
 class OrderUpdates:

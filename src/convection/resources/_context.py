@@ -28,9 +28,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from convection.errors import ConvectionError
+from convection.common import JSON, ConvectionError
 from convection.resources._nested import NestedStacks
-from convection.types import JSON
 
 
 @dataclass(frozen=True, slots=True)

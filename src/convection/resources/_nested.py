@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from convection.types import JSON
+from convection.common import JSON
 
 #: Statuses of a child's last action (Heat's).
 IN_PROGRESS = "IN_PROGRESS"

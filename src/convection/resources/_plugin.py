@@ -23,8 +23,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from convection.diagnostics import Diagnostic
-from convection.errors import ConvectionError
+from convection.common import JSON, ConvectionError, Diagnostic, Path
 from convection.resources._context import ResourceContext
 from convection.resources._schema import BASE_ATTRIBUTES, AttributeSchema, PropertySchema
 from convection.resources._update import (
@@ -34,7 +33,6 @@ from convection.resources._update import (
     needs_replace,
 )
 from convection.resources._validate import validate_properties
-from convection.types import JSON, Path
 
 #: What an action method hands to its ``check_*_complete``: small, JSON-able.
 Token = JSON

@@ -14,25 +14,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from convection.hot.constraints import Constraint
-from convection.types import JSON
+from convection.common import JSON
+from convection.hot import Constraint
+
+# Re-exported: schemas are written with these names.
+from convection.resources._types import HEAT_TYPE_NAMES as HEAT_TYPE_NAMES
+from convection.resources._types import PropertyType as PropertyType
+from convection.resources._validate import validate_value
 
 
 class SchemaError(ValueError):
     """A plugin declared an impossible schema. A bug in the plugin, never user input."""
-
-
-class PropertyType(enum.StrEnum):
-    """Heat's property data types, spelled as Heat's API shows them."""
-
-    STRING = "string"
-    INTEGER = "integer"
-    NUMBER = "number"
-    BOOLEAN = "boolean"
-    MAP = "map"
-    LIST = "list"
-    #: No coercion at all: OS::Heat::Value's ``value`` before its ``type`` is known.
-    ANY = "any"
 
 
 class AttributeType(enum.StrEnum):
@@ -42,18 +34,6 @@ class AttributeType(enum.StrEnum):
     BOOLEAN = "boolean"
     MAP = "map"
     LIST = "list"
-
-
-#: Heat's property type names, which the constraints module speaks.
-HEAT_TYPE_NAMES: dict[PropertyType, str] = {
-    PropertyType.STRING: "String",
-    PropertyType.INTEGER: "Integer",
-    PropertyType.NUMBER: "Number",
-    PropertyType.BOOLEAN: "Boolean",
-    PropertyType.MAP: "Map",
-    PropertyType.LIST: "List",
-    PropertyType.ANY: "Any",
-}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -109,9 +89,6 @@ class PropertySchema:
     def _check_default(self) -> None:
         if self.default is None:
             return
-        # Imported here: validation imports this module for the schema types.
-        from convection.resources._validate import validate_value
-
         # Custom constraints are skipped, as Heat skips them for defaults:
         # they may need a service that is not there when the schema is built.
         _, diags = validate_value(self, self.default, ("default",), skip_custom=True)

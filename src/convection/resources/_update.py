@@ -17,7 +17,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
-from convection.hot.functions.base import has_functions
+from convection.hot import has_functions
 from convection.resources._schema import PropertySchema
 
 

@@ -30,19 +30,37 @@ before its values are final. Names and required-ness are errors either way.
 
 from __future__ import annotations
 
-import difflib
 import math
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
 
-from convection.diagnostics import Diagnostic, Severity
-from convection.hot.constraints import check_all
-from convection.hot.functions.base import Function, has_functions, to_data
-from convection.resources._schema import PropertySchema, PropertyType
-from convection.types import JSON, Path
+from convection.common import JSON, Diagnostic, Path, Severity, suggest
+from convection.hot import Constraint, Function, check_all, has_functions, to_data
+from convection.resources._types import PropertyType
 
 Coerced = tuple[bool, Any]
 _FAIL: Coerced = (False, None)
+
+
+class ValueSchema(Protocol):
+    """What checking a value reads of its schema (``_schema.PropertySchema``,
+    which checks its own default with :func:`validate_value`)."""
+
+    @property
+    def type(self) -> PropertyType: ...
+    @property
+    def default(self) -> JSON: ...
+    @property
+    def required(self) -> bool: ...
+    @property
+    def constraints(self) -> tuple[Constraint, ...]: ...
+    @property
+    def heat_type(self) -> str: ...
+    @property
+    def members(self) -> Mapping[str, ValueSchema] | None: ...
+    @property
+    def item(self) -> ValueSchema | None: ...
+
 
 _ZERO: dict[PropertyType, JSON] = {
     PropertyType.STRING: "",
@@ -56,7 +74,7 @@ _ZERO: dict[PropertyType, JSON] = {
 
 
 def validate_properties(
-    schema: Mapping[str, PropertySchema],
+    schema: Mapping[str, ValueSchema],
     values: Any,
     path: Path,
     *,
@@ -82,7 +100,7 @@ def validate_properties(
 
 
 def validate_value(
-    schema: PropertySchema,
+    schema: ValueSchema,
     value: Any,
     path: Path,
     *,
@@ -112,7 +130,7 @@ class _Checker:
         self.diags.append(Diagnostic(message, path, severity=severity))
 
     def members(
-        self, schema: Mapping[str, PropertySchema], values: Mapping[str, Any], path: Path
+        self, schema: Mapping[str, ValueSchema], values: Mapping[str, Any], path: Path
     ) -> dict[str, Any]:
         for key in values:
             if key not in schema:
@@ -131,7 +149,7 @@ class _Checker:
                 out[name] = None
         return out
 
-    def item(self, schema: PropertySchema, raw: Any, path: Path) -> Any:
+    def item(self, schema: ValueSchema, raw: Any, path: Path) -> Any:
         """A list item (or lone value): null means the default, else the empty value."""
         if raw is None:
             raw = schema.default if schema.default is not None else _ZERO[schema.type]
@@ -139,7 +157,7 @@ class _Checker:
                 return None
         return self.value(schema, raw, path)
 
-    def value(self, schema: PropertySchema, raw: Any, path: Path) -> Any:
+    def value(self, schema: ValueSchema, raw: Any, path: Path) -> Any:
         if isinstance(raw, Function):
             return raw
         coerce = _COERCE.get(schema.type)
@@ -158,7 +176,7 @@ class _Checker:
                 self.value_problem(problem, path)
         return coerced
 
-    def nested(self, schema: PropertySchema, raw: Any, path: Path) -> Coerced:
+    def nested(self, schema: ValueSchema, raw: Any, path: Path) -> Coerced:
         if schema.type is PropertyType.MAP:
             if not isinstance(raw, Mapping):
                 return _FAIL
@@ -250,9 +268,3 @@ def _type_message(kind: PropertyType, raw: Any) -> str:
     if kind is PropertyType.MAP:
         return f'"{raw}" is not a map'
     return f'"{raw!r}" is not a list'
-
-
-def suggest(name: str, known: Iterable[str]) -> str:
-    """`` Did you mean x?`` for a near miss (typos are the usual cause)."""
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
-    return f"; did you mean {close[0]}?" if close else ""

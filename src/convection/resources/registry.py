@@ -21,12 +21,9 @@ from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from convection.diagnostics import Diagnostic, Diagnostics, Severity
-from convection.errors import ConvectionError
+from convection.common import ConvectionError, Diagnostic, Diagnostics, Path, Severity, suggest
 from convection.resources import openstack_catalog
 from convection.resources._plugin import ResourcePlugin
-from convection.resources._validate import suggest
-from convection.types import Path
 
 ENTRY_POINT_GROUP = "convection.resources"
 

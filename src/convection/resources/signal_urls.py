@@ -13,7 +13,7 @@ Three kinds, as Heat has them (``heat/engine/resources/signal_responder.py``):
   ``alarm_url``, a deployment's CFN ``deploy_signal_id``). Heat signs these
   with an EC2 keypair of a stack user; Convection has no Keystone, so the
   query carries a token narrowed to the one resource
-  (:meth:`convection.tokens.Tokens.issue_signal`), which the route
+  (:meth:`convection.tokens._tokens.Tokens.issue_signal`), which the route
   (``convection.api.routers.signal_urls``) checks.
 
 The credential is minted once, when the resource is created, and kept in

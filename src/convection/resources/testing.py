@@ -19,10 +19,10 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from convection.common import JSON
 from convection.resources._context import ResourceContext
 from convection.resources._plugin import Poll, Properties, ResourcePlugin, Token, Wait
 from convection.resources._schema import AttributeSchema, PropertySchema, PropertyType
-from convection.types import JSON
 
 # -- a plugin from a function -------------------------------------------------
 

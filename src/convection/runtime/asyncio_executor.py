@@ -1,28 +1,14 @@
 """The embedded runtime: jobs as tasks on this process's event loop.
 
-The walker decides *what* runs (it claims nodes under leases and journals
-their outcomes); an executor decides *where*. A job is identified by ids
-only (traversal id, node key), and everything it needs is read back from
-the store, so a runtime backed by a task queue can replace this one
-without the walker changing.
+It implements the kernel's executor seam (``convection.kernel.Executor``)
+without importing the kernel: the seam is a Protocol, and the runtime sits
+below the kernel in the layers.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Protocol
-
-
-class Executor(Protocol):
-    """Where jobs run: ``submit`` starts one, ``drain`` waits for all."""
-
-    @property
-    def running(self) -> int: ...
-
-    def submit(self, job_id: tuple[str, str], start: Callable[[], Awaitable[None]]) -> None: ...
-
-    async def drain(self) -> None: ...
 
 
 class AsyncioExecutor:

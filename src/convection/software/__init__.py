@@ -39,7 +39,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from convection.software.deploy import DEFAULT_TIMEOUT, ServiceHost, deploy, marker_paths
+from convection.software.deploy import (
+    DEFAULT_TIMEOUT,
+    ServiceHost,
+    deploy,
+    marker_paths,
+    run_timeout,
+)
 from convection.software.derived import (
     DEFAULT_ACTIONS,
     DEPLOY_ACTIONS,
@@ -93,26 +99,36 @@ from convection.software.outcome import (
     DeployResult,
     evaluate,
     outcome_of,
+    redact,
 )
 from convection.software.structured import substitute_inputs
 from convection.software.transports import (
+    DEFAULT_CONNECT_TIMEOUT,
+    DEFAULT_SESSIONS_PER_HOST,
+    KEEPALIVE_INTERVAL,
     AnsibleTarget,
+    FileBatch,
+    FileWrite,
     LocalNode,
     RunResult,
     ServiceInfo,
     SSHHost,
     Transport,
+    known_hosts_entry_name,
 )
 
 if TYPE_CHECKING:
-    from convection.software.transports import SSHPool, SSHTransport
+    from convection.software.transports import SSHPool, SSHTransport, open_connection
 
 __all__ = [
     "COMPLETE",
     "DEFAULT_ACTIONS",
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_SESSIONS_PER_HOST",
     "DEFAULT_TIMEOUT",
     "DEPLOY_ACTIONS",
     "FAILED",
+    "KEEPALIVE_INTERVAL",
     "RERUN_SAFE_OPTION",
     "SIGNAL_TRANSPORTS",
     "TIMEOUT_OPTION",
@@ -127,6 +143,8 @@ __all__ = [
     "DeploymentInterrupted",
     "DerivedConfig",
     "DerivedInput",
+    "FileBatch",
+    "FileWrite",
     "Hook",
     "HookNotFound",
     "HookRegistry",
@@ -160,20 +178,29 @@ __all__ = [
     "deploy",
     "derived_config_id",
     "evaluate",
+    "known_hosts_entry_name",
     "marker_paths",
+    "open_connection",
     "outcome_of",
+    "redact",
     "replace_on_change_inputs",
     "resolve_component",
+    "run_timeout",
     "should_deploy",
     "stack_path",
     "substitute_inputs",
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """``SSHPool`` and ``SSHTransport`` on first use: see ``.transports``."""
-    if name in ("SSHPool", "SSHTransport"):
-        from convection.software import transports
+#: Names whose modules import asyncssh: loaded on first use.
+_ON_USE = ("SSHPool", "SSHTransport", "open_connection")
 
-        return getattr(transports, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+if not TYPE_CHECKING:  # mypy sees the imports above, never an Any-typed getattr
+
+    def __getattr__(name: str) -> Any:
+        """``SSHPool`` and ``SSHTransport`` on first use: see ``.transports``."""
+        if name in _ON_USE:
+            from convection.software import transports
+
+            return getattr(transports, name)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -17,8 +17,8 @@ import json
 from collections.abc import Mapping
 from typing import Final
 
+from convection.common import JSON
 from convection.software.errors import InvalidConfig
-from convection.types import JSON
 
 INPUT_TYPES: Final = ("String", "Number", "CommaDelimitedList", "Json", "Boolean")
 

@@ -34,10 +34,10 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Final
 
+from convection.common import JSON
 from convection.software._coerce import INPUT_TYPES, coerce_default
 from convection.software.errors import InvalidConfig
 from convection.software.structured import substitute_inputs
-from convection.types import JSON
 
 UNGROUPED: Final = "Heat::Ungrouped"
 COMPONENT: Final = "component"

@@ -29,7 +29,7 @@ Host, port and user are not secret and are kept as fields for the caller.
 
 from __future__ import annotations
 
-from convection.errors import ConvectionError
+from convection.common import ConvectionError
 
 
 class SoftwareError(ConvectionError):

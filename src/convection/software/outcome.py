@@ -28,8 +28,8 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from convection.common import JSON
 from convection.software.derived import OutputDecl
-from convection.types import JSON
 
 COMPLETE: Final = "COMPLETE"
 FAILED: Final = "FAILED"

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from convection.common import JSON
 from convection.software.errors import InputMissing
-from convection.types import JSON
 
 
 def substitute_inputs(

@@ -13,9 +13,10 @@ import json
 import json.encoder
 import json.scanner
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, cast
 
+from convection.store._time import aware
 from convection.store.api import (
     NODE_STATES,
     STACK_FILTER_KEYS,
@@ -99,17 +100,6 @@ def json_loads(text: str | bytes) -> Any:
     except StopIteration:
         return json.loads(text)
     return value if end == len(text) else json.loads(text)
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-def aware(value: datetime, what: str) -> datetime:
-    """``value`` in UTC; a naive datetime is a caller bug, so it raises."""
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise ValueError(f"{what}: naive datetime {value!r}; the store takes aware UTC datetimes")
-    return value.astimezone(UTC)
 
 
 def check_fields(what: str, fields: Mapping[str, Any], allowed: frozenset[str]) -> None:

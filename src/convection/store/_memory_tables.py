@@ -17,7 +17,8 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
-from convection.store._fields import TUPLE_FIELDS, aware, json_dumps, json_loads
+from convection.store._fields import TUPLE_FIELDS, json_dumps, json_loads
+from convection.store._time import aware
 from convection.store.api import (
     EventRecord,
     NodeRecord,

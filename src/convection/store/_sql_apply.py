@@ -22,7 +22,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from convection.errors import NotFound
+from convection.common import NotFound
 from convection.store import schema
 from convection.store._batch import GroupKey, plan
 from convection.store._sql_fast import executemany, executemany_columns

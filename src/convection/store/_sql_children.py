@@ -31,7 +31,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from convection.errors import NotFound
+from convection.common import NotFound
 from convection.store import _sql_rows as rows
 from convection.store import _sql_statements as q
 from convection.store._sql_apply import apply_batch

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Dialect
 
-from convection._gc import collector_paused
+from convection.common import collector_paused
 from convection.store._fields import TUPLE_FIELDS, json_loads
 from convection.store._sql_fast import prepare
 
@@ -154,7 +154,7 @@ def fetch_records(
 
     The cyclic collector is paused meanwhile: 10,000 rows are 50,000 new
     containers, enough to set off full collections that walk the whole
-    heap, and nothing here makes a cycle (see ``convection._gc``)."""
+    heap, and nothing here makes a cycle (see ``convection.common.gc``)."""
     with collector_paused():
         names, rows = fetch(conn, stmt, params)
         build = _BUILDERS.get((record, names))

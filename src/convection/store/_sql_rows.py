@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy.engine import RowMapping
 
-from convection.store._fields import aware
+from convection.store._time import aware
 from convection.store.api import (
     EventRecord,
     JSONDict,

@@ -15,9 +15,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, RowMapping
 
-from convection.store._fields import aware, utcnow
 from convection.store._sql_db import Database
 from convection.store._sql_rows import record_values
+from convection.store._time import aware, utcnow
 from convection.store.schema import software_configs, software_deployments
 from convection.store.software import (
     SoftwareConfigRecord,

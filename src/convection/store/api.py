@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from convection.errors import Conflict
+from convection.common import Conflict
 
 if TYPE_CHECKING:
     from convection.store.software import SoftwareStore
@@ -441,7 +441,7 @@ class Store(Protocol):
         ...
 
     def get_template(self, template_id: int) -> TemplateRecord:
-        """Raise ``convection.errors.NotFound`` for an unknown id."""
+        """Raise ``convection.common.errors.NotFound`` for an unknown id."""
         ...
 
     # resources
@@ -555,7 +555,7 @@ class Store(Protocol):
 
         The result is that of applying the changes in order. Any failing
         change fails the whole batch, and nothing is applied:
-        ``convection.errors.NotFound`` when an update, event, timer or signal
+        ``convection.common.errors.NotFound`` when an update, event, timer or signal
         names a row that does not exist (a ``TakeTimer`` of a timer another
         engine took included); ``ValueError`` for an unknown field,
         a naive datetime, an unknown node state, or a ``ReleaseSuccessors``
@@ -588,7 +588,7 @@ class Store(Protocol):
 
     def pending_signals(self, stack_id: str, resource_name: str) -> list[SignalRecord]: ...
 
-    # -- API tokens (convection.tokens is the only caller) ------------------------
+    # -- API tokens (convection.tokens._tokens is the only caller) ------------------------
     def add_token(self, token: TokenRecord) -> None: ...
 
     def find_token(self, secret_hash: str) -> TokenRecord | None:

@@ -15,15 +15,13 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
-from convection.errors import NotFound
+from convection.common import NotFound
 from convection.store._fields import (
-    aware,
     check_changes,
     check_stack_query,
     check_traversal,
     json_dumps,
     sort_columns,
-    utcnow,
     with_updated_at,
 )
 from convection.store._memory_tables import (
@@ -36,6 +34,7 @@ from convection.store._memory_tables import (
     stamped,
     updated,
 )
+from convection.store._time import aware, utcnow
 from convection.store.api import (
     AddTimer,
     AppendEvent,

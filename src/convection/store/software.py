@@ -21,8 +21,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Final, Protocol
 
-from convection.store._fields import aware, utcnow
-from convection.types import JSON
+from convection.common import JSON
+from convection.store._time import aware, utcnow
 
 #: The fields ``update_deployment`` may change (Heat's PUT body).
 DEPLOYMENT_UPDATABLE: Final = frozenset(

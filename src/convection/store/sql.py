@@ -16,23 +16,17 @@ import platformdirs
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, RowMapping
 
-from convection._gc import collector_paused
-from convection.errors import NotFound
+from convection.common import NotFound, collector_paused
 from convection.store import _sql_children as children
 from convection.store import _sql_queries as queries
 from convection.store import _sql_rows as rows
 from convection.store import _sql_statements as q
-from convection.store._fields import (
-    aware,
-    check_changes,
-    check_stack_query,
-    check_traversal,
-    utcnow,
-)
+from convection.store._fields import check_changes, check_stack_query, check_traversal
 from convection.store._sql_apply import apply_batch
 from convection.store._sql_db import Database
 from convection.store._sql_read import fetch_records
 from convection.store._sql_software import SQLSoftware
+from convection.store._time import aware, utcnow
 from convection.store.api import (
     Change,
     EventRecord,
@@ -226,7 +220,9 @@ class SQLStore:
         return new[0].stack
 
     def get_template(self, template_id: int) -> TemplateRecord:
-        with collector_paused():  # a big template is 100,000s of containers: see convection._gc
+        with (
+            collector_paused()
+        ):  # a big template is 100,000s of containers: see convection.common.gc
             row = self._first(q.TEMPLATE_BY_ID, id=template_id)
         if row is None:
             raise NotFound("template", str(template_id))

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from convection.diagnostics import Diagnostics
-from convection.errors import ExpressionError
+from convection.common.diagnostics import Diagnostics
+from convection.common.errors import ExpressionError
+from convection.common.limits import DEFAULT_LIMITS, Limits
+from convection.common.types import Path
 from convection.hot.functions.base import expand, parse, resolve, validate
 from convection.hot.versions import TemplateVersion, get_version
-from convection.limits import DEFAULT_LIMITS, Limits
-from convection.types import Path
 
 LATEST = "2021-04-16"
 

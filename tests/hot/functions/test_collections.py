@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from convection.common.limits import DEFAULT_LIMITS, Limits
 from convection.hot.functions.base import limits_of, measure
 from convection.hot.functions.tables import versions_having
-from convection.limits import DEFAULT_LIMITS, Limits
 
 if TYPE_CHECKING:
     from conftest import Hot

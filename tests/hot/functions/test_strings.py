@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from convection.common.limits import Limits
 from convection.hot.functions.tables import versions_having
-from convection.limits import Limits
 
 if TYPE_CHECKING:
     from conftest import Hot

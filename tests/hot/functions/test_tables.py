@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from convection.diagnostics import Diagnostics
+from convection.common.diagnostics import Diagnostics
 from convection.hot.functions import cfn, collections, conditionals, refs, strings
 from convection.hot.functions.base import parse
 from convection.hot.functions.tables import (
@@ -15,11 +15,10 @@ from convection.hot.functions.tables import (
     CONDITION_TABLES,
     FUNCTIONS,
     VERSIONS,
-    function_descriptions,
     introduced_in,
     versions_having,
 )
-from convection.hot.versions import all_versions, get_version, latest_version
+from convection.hot.versions import all_versions, function_descriptions, get_version, latest_version
 
 if TYPE_CHECKING:
     from conftest import Hot

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from convection.common.limits import Limits
 from convection.hot.functions import yaql_fn
 from convection.hot.functions.base import resolve
 from convection.hot.functions.tables import versions_having
-from convection.limits import Limits
 
 if TYPE_CHECKING:
     from conftest import Hot

@@ -1,5 +1,5 @@
 """AutoScalingGroup and ScalingPolicy against the plugin seam (the
-engine-level tests are in tests/engine/test_group.py)."""
+engine-level tests are in tests/convergence/test_group.py)."""
 
 from __future__ import annotations
 

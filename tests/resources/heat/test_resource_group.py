@@ -3,7 +3,7 @@
 ``ChildStacks`` below stands for ``ctx.nested``: it keeps each child's
 template and state in memory, and a test finishes a child's action when it
 wants, so the templates each batch applies can be read one by one. The
-engine-level tests (tests/engine/test_group*.py) run the same plugins on
+engine-level tests (tests/convergence/test_group*.py) run the same plugins on
 real stores with real child stacks.
 """
 

@@ -1,6 +1,6 @@
 """The wait condition plugins on their own, through the plugin seam
 (``InMemoryContext``, a clock the test moves). The engine suite is
-``tests/engine/test_wait_condition.py``."""
+``tests/convergence/test_wait_condition.py``."""
 
 from __future__ import annotations
 

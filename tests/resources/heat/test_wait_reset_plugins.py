@@ -1,6 +1,6 @@
 """The reset seam on its own (``InMemoryContext``): a deleted wait condition
 asks its handle to forget its signals, and the handle forgets only those.
-The engine suite is ``tests/engine/test_wait_reset.py``."""
+The engine suite is ``tests/convergence/test_wait_reset.py``."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from convection.sources import read_inputs
+from convection.service.sources import read_inputs
 
 from .conftest import Env
 

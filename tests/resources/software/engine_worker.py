@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import sys
 
-from convection.engine import EngineConfig
-from convection.stacks import Stacks, StacksConfig
+from convection.convergence import EngineConfig
+from convection.service.stacks import Stacks, StacksConfig
 from convection.store.sql import SQLStore
 
 

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from convection.engine import EngineConfig
+from convection.convergence import EngineConfig
 from convection.resources.registry import TypeRegistry, builtin_plugins
-from convection.stacks import Stacks, StacksConfig
+from convection.service.stacks import Stacks, StacksConfig
 
 from .conftest import Env
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from convection.cli.main import run
-from convection.engine.context import hidden_texts
+from convection.convergence.context import hidden_texts
 from convection.hot.parameters import ParameterValues
 from convection.store.sql import SQLStore
 

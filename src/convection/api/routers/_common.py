@@ -8,9 +8,8 @@ from fastapi import Depends, Request
 
 from convection.api.auth import Principal
 from convection.api.errors import ApiError
-from convection.errors import NotFound
-from convection.limits import Limits
-from convection.stacks import Stacks
+from convection.common import Limits, NotFound
+from convection.service import Stacks
 
 #: Heat's prefix of every v1 route.
 PREFIX = "/v1/{tenant_id}"

@@ -21,7 +21,7 @@ from convection.api.routers._common import (
     int_param,
     view_matches,
 )
-from convection.stacks import Stacks
+from convection.service import Stacks
 
 router = APIRouter(prefix=PREFIX + STACK + "/resources", tags=["resources"])
 

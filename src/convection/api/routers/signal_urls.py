@@ -25,8 +25,8 @@ from convection.api.auth import TOKEN_HEADER, Authenticator, Principal, require_
 from convection.api.body import JsonAny
 from convection.api.errors import ApiError
 from convection.api.routers._common import Service, identified
-from convection.errors import NotFound
-from convection.resources.signal_urls import SIGNAL, TOKEN_PARAM, WAITCONDITION
+from convection.common import NotFound
+from convection.resources import SIGNAL, TOKEN_PARAM, WAITCONDITION
 
 router = APIRouter(tags=["signal URLs"])
 

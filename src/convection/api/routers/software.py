@@ -28,10 +28,10 @@ from convection.api.auth import (
 from convection.api.body import JsonObject
 from convection.api.errors import ApiError, fault
 from convection.api.routers._common import PREFIX
-from convection.engine.software_port import deployment_view
-from convection.errors import NotFound
-from convection.software_service import ConfigNotFound, DeploymentNotFound, SoftwareService
-from convection.store.software import SoftwareDeploymentRecord
+from convection.common import NotFound
+from convection.convergence import deployment_view
+from convection.service import ConfigNotFound, DeploymentNotFound, SoftwareService
+from convection.store import SoftwareDeploymentRecord
 
 router = APIRouter(prefix=PREFIX, tags=["software"])
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter
 from convection.api.auth import Reader
 from convection.api.errors import ApiError
 from convection.api.routers._common import PREFIX, STACK, Service, identified
-from convection.errors import NotFound
+from convection.common import NotFound
 
 router = APIRouter(prefix=PREFIX + STACK, tags=["stacks"])
 

@@ -25,9 +25,7 @@ from convection.api.routers._common import (
     int_param,
     limits,
 )
-from convection.stack_views import MASK, hidden_parameters, iso
-from convection.stacks import Stacks
-from convection.stacks_read import FILTER_KEYS
+from convection.service import FILTER_KEYS, MASK, Stacks, hidden_parameters, iso
 
 router = APIRouter(prefix=PREFIX, tags=["stacks"])
 

@@ -14,9 +14,8 @@ from convection.api.body import JsonObject
 from convection.api.errors import ApiError
 from convection.api.routers._common import PREFIX, Service, bool_param, limits
 from convection.api.type_schema import description, generated_template, type_schema
-from convection.errors import NotFound
-from convection.hot.functions.tables import function_descriptions
-from convection.hot.versions import all_versions, get_version
+from convection.common import NotFound
+from convection.hot import all_versions, function_descriptions, get_version
 from convection.service import validate_template
 
 router = APIRouter(prefix=PREFIX, tags=["templates"])

@@ -2,7 +2,7 @@
 
 :class:`~convection.cli.remote.stacks.RemoteStacks` answers the stack
 commands through Heat's REST API with the shapes and exceptions of
-:class:`~convection.stacks.Stacks`, so a command cannot tell which one it
+:class:`~convection.service.stacks.Stacks`, so a command cannot tell which one it
 called. This package's ``__init__`` stays free of httpx: ``--wait``'s
 progress imports :mod:`.watch` in every mode, and embedded commands should
 not pay for the HTTP stack.

@@ -1,7 +1,7 @@
 """Stack inputs as the request body heatclient sends, and located errors.
 
 The inputs are read from disk here, on the client, as heatclient reads
-them (:mod:`convection.sources`): the template as data with its file
+them (:mod:`convection.service.sources`): the template as data with its file
 references rewritten to ``files`` keys, each environment file in ``files``
 under its ``file://`` URL and named, in order, by ``environment_files``
 (Heat merges them over ``environment``), and ``--parameter`` values as
@@ -21,15 +21,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from convection.compiler import StackIdentity, StackInputs, compile_stack
-from convection.definition import TypeCatalog
-from convection.errors import InvalidInput, LimitExceeded
-from convection.hot.files import file_url
-from convection.hot.loader import Document
-from convection.limits import Limits
-from convection.stack_inputs import StackPatch
+from convection.common import InvalidInput, LimitExceeded, Limits
+
+if TYPE_CHECKING:
+    # The HOT language and the compiler are imported where they are used:
+    # a read against a server needs neither.
+    from convection.hot import Document
+    from convection.model import StackInputs, TypeCatalog
+    from convection.service import StackPatch
 
 
 def inputs_body(inputs: StackInputs | StackPatch) -> dict[str, Any]:
@@ -53,12 +55,24 @@ def inputs_body(inputs: StackInputs | StackPatch) -> dict[str, Any]:
 def environment_key(doc: Document) -> str:
     """An environment's ``files`` key: its file's URL, as heatclient names
     it; one made by the CLI itself (``--pre-create``) keeps its own name."""
+    from convection.hot import file_url
+
     return doc.name if doc.name.startswith("<") else file_url(doc.name)
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """The stack a request is about, as the local compile names it
+    (:class:`convection.model.StackIdentity`, made only if it is needed)."""
+
+    name: str
+    id: str
+    project: str
 
 
 @contextmanager
 def located(
-    inputs: StackInputs | StackPatch | None, identity: StackIdentity, limits: Limits
+    inputs: StackInputs | StackPatch | None, identity: Identity, limits: Limits
 ) -> Iterator[None]:
     """Turn the server's refusal of ``inputs`` into the local compile's
     errors, which name files and lines (see the module's docstring)."""
@@ -67,10 +81,13 @@ def located(
     except LimitExceeded:
         raise
     except InvalidInput as refused:
+        from convection.model import StackIdentity, StackInputs, compile_stack
+
         if not isinstance(inputs, StackInputs):
             raise
+        stack = StackIdentity(identity.name, identity.id, identity.project)
         try:
-            compile_stack(inputs, identity=identity, catalog=_catalog(), limits=limits)
+            compile_stack(inputs, identity=stack, catalog=_catalog(), limits=limits)
         except InvalidInput as here:
             raise here from None
         raise refused from None
@@ -78,6 +95,6 @@ def located(
 
 def _catalog() -> TypeCatalog:
     """The local type catalog (imported late: plugins load only on an error)."""
-    from convection.resources.registry import default_registry
+    from convection.resources import default_registry
 
     return default_registry().catalog()

@@ -18,8 +18,14 @@ from urllib.parse import quote, unquote, urlsplit
 
 import httpx
 
-from convection.diagnostics import Diagnostic
-from convection.errors import Conflict, ConvectionError, InvalidInput, LimitExceeded, NotFound
+from convection.common import (
+    Conflict,
+    ConvectionError,
+    Diagnostic,
+    InvalidInput,
+    LimitExceeded,
+    NotFound,
+)
 
 TOKEN_HEADER = "X-Auth-Token"
 #: Seconds for one request; a create's body is read and compiled within it.

@@ -9,19 +9,41 @@
   resource whose last pause event since the stack's current operation
   began has no "cleared" event after it.
 * A hook path (``web/3``): each owner's physical id is its child stack.
+
+It is written against :class:`StackReads`, the few reads it composes,
+rather than :class:`~convection.cli.remote.stacks.RemoteStacks`, which
+calls it: so neither module imports the other.
 """
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from convection.engine.hooks import HOOK_ACTIONS, cleared_reason, paused_reason
-
-if TYPE_CHECKING:
-    from convection.cli.remote.stacks import RemoteStacks
+from typing import Any, Literal, Protocol
 
 Dicts = list[dict[str, Any]]
+
+
+class StackReads(Protocol):
+    """The reads of a stack service this module composes."""
+
+    def show(self, project: str, name_or_id: str) -> dict[str, Any]: ...
+
+    def list(
+        self,
+        project: str | None = None,
+        *,
+        show_nested: bool = False,
+        sort_keys: Sequence[str] = (),
+        sort_dir: Literal["asc", "desc"] = "desc",
+    ) -> Dicts: ...
+
+    def resources(self, project: str, name_or_id: str, *, nested_depth: int = 0) -> Dicts: ...
+
+    def resource(self, project: str, name_or_id: str, resource: str) -> dict[str, Any]: ...
+
+    def events(self, project: str, name_or_id: str) -> Dicts: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +55,7 @@ class Member:
     prefix: str
 
 
-def tree(stacks: RemoteStacks, project: str, name_or_id: str, depth: int) -> list[Member]:
+def tree(stacks: StackReads, project: str, name_or_id: str, depth: int) -> list[Member]:
     """The stack and its live nested stacks to ``depth``, parents first."""
     top = stacks.show(project, name_or_id)
     out = [Member(top, None, "")]
@@ -57,7 +79,7 @@ def tree(stacks: RemoteStacks, project: str, name_or_id: str, depth: int) -> lis
     return out
 
 
-def _owners(stacks: RemoteStacks, project: str, stack_id: str) -> dict[str, str]:
+def _owners(stacks: StackReads, project: str, stack_id: str) -> dict[str, str]:
     """Child stack id -> the name of the resource that owns it."""
     return {
         str(r["physical_resource_id"]): str(r["resource_name"])
@@ -66,7 +88,7 @@ def _owners(stacks: RemoteStacks, project: str, stack_id: str) -> dict[str, str]
     }
 
 
-def hook_poll(stacks: RemoteStacks, project: str, name_or_id: str, depth: int) -> Dicts:
+def hook_poll(stacks: StackReads, project: str, name_or_id: str, depth: int) -> Dicts:
     found: list[tuple[str, int, dict[str, Any]]] = []
     for member in tree(stacks, project, name_or_id, depth):
         every = stacks.events(project, member.stack["id"])
@@ -81,13 +103,21 @@ def hook_poll(stacks: RemoteStacks, project: str, name_or_id: str, depth: int) -
     return [view for _, _, view in sorted(found, key=lambda item: item[:2])]
 
 
-_PAUSED = {paused_reason(h): h for h in HOOK_ACTIONS}
-_CLEARED = {cleared_reason(h): h for h in HOOK_ACTIONS}
+@functools.cache
+def _reasons() -> tuple[dict[str, str], dict[str, str]]:
+    """Event reason -> hook, for a pause and for a clear: the engine's own
+    wording (imported here: only a hook poll needs the engine's module)."""
+    from convection.convergence import HOOK_ACTIONS, cleared_reason, paused_reason
+
+    paused = {paused_reason(h): h for h in HOOK_ACTIONS}
+    cleared = {cleared_reason(h): h for h in HOOK_ACTIONS}
+    return paused, cleared
 
 
 def _pending(events: Dicts, stack_name: str) -> list[tuple[int, dict[str, Any], str]]:
     """(position, pause event, hook) of each pause not cleared since the
     stack's current operation started (its last stack-level IN_PROGRESS)."""
+    paused, cleared = _reasons()
     start = 0
     for i, e in enumerate(events):
         if e["resource_name"] == stack_name and str(e["resource_status"]).endswith("_IN_PROGRESS"):
@@ -95,14 +125,14 @@ def _pending(events: Dicts, stack_name: str) -> list[tuple[int, dict[str, Any], 
     waiting: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
     for i, e in enumerate(events[start:], start):
         reason = str(e.get("resource_status_reason") or "")
-        if reason in _PAUSED:
-            waiting[(e["resource_name"], _PAUSED[reason])] = (i, e)
-        elif reason in _CLEARED:
-            waiting.pop((e["resource_name"], _CLEARED[reason]), None)
+        if reason in paused:
+            waiting[(e["resource_name"], paused[reason])] = (i, e)
+        elif reason in cleared:
+            waiting.pop((e["resource_name"], cleared[reason]), None)
     return sorted(((i, e, hook) for (_, hook), (i, e) in waiting.items()), key=lambda t: t[0])
 
 
-def resolve_path(stacks: RemoteStacks, project: str, name_or_id: str, path: str) -> tuple[str, str]:
+def resolve_path(stacks: StackReads, project: str, name_or_id: str, path: str) -> tuple[str, str]:
     """(stack id, resource name) of a hook path such as ``web/3``."""
     parts = [p for p in path.split("/") if p] or [path]
     stack_id = str(stacks.show(project, name_or_id)["id"])

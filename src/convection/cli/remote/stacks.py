@@ -1,6 +1,6 @@
 """``RemoteStacks``: the stack service's methods, answered by a server.
 
-Each method is one of :class:`~convection.stacks.Stacks`'s, with its
+Each method is one of :class:`~convection.service.stacks.Stacks`'s, with its
 arguments, return shape and exceptions (:mod:`.http`, :mod:`.views`), over
 Heat's routes: a stack given by name or id is looked up once (Heat's 302
 to ``/stacks/NAME/ID``) and its path remembered for the invocation. What
@@ -12,18 +12,20 @@ heatclient composes it: nested stacks' resources, events and hooks
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote, unquote
 
 from convection.cli.remote import nested, views
-from convection.cli.remote.bodies import inputs_body, located
+from convection.cli.remote.bodies import Identity, inputs_body, located
 from convection.cli.remote.http import Params, ServerClient, prefix, stack_path
 from convection.cli.remote.watch import ServerWatch
-from convection.compiler import StackIdentity, StackInputs
-from convection.errors import InvalidInput, NotFound
-from convection.limits import DEFAULT_LIMITS, Limits
-from convection.plan.preview import PREVIEW_KEYS
-from convection.stack_inputs import StackPatch
+from convection.common import DEFAULT_LIMITS, InvalidInput, Limits, NotFound
+
+if TYPE_CHECKING:
+    # The compiler is imported by the operations that send inputs, not by a
+    # read against a server.
+    from convection.model import StackInputs
+    from convection.service import StackPatch
 
 Dicts = list[dict[str, Any]]
 
@@ -204,7 +206,7 @@ class RemoteStacks:
         }
         if timeout_mins is not None:
             body["timeout_mins"] = timeout_mins
-        with located(inputs, StackIdentity(name, "None", project), self.limits):
+        with located(inputs, Identity(name, "None", project), self.limits):
             answer = self.client.call("POST", f"{prefix(project)}/stacks", body=body)
         stack_id = str(answer["stack"]["id"])
         self._paths[(project, stack_id)] = stack_path(project, name, stack_id)
@@ -232,9 +234,7 @@ class RemoteStacks:
         if tags is not None:
             body["tags"] = list(tags)
         name, stack_id = _identity(path)
-        with located(
-            None if existing else inputs, StackIdentity(name, stack_id, project), self.limits
-        ):
+        with located(None if existing else inputs, Identity(name, stack_id, project), self.limits):
             self.client.call("PATCH" if existing else "PUT", path, body=body)
         return {"id": stack_id, "stack_name": name}
 
@@ -250,8 +250,10 @@ class RemoteStacks:
         return body
 
     def preview_create(self, project: str, name: str, inputs: StackInputs) -> dict[str, Dicts]:
+        from convection.plan import PREVIEW_KEYS
+
         body = {**inputs_body(inputs), "stack_name": name}
-        with located(inputs, StackIdentity(name, "None", project), self.limits):
+        with located(inputs, Identity(name, "None", project), self.limits):
             answer = self.client.call("POST", f"{prefix(project)}/stacks/preview", body=body)
         out: dict[str, Dicts] = {k: [] for k in PREVIEW_KEYS}
         out["added"] = list(answer["stack"].get("resources") or [])
@@ -269,9 +271,7 @@ class RemoteStacks:
         path = self.path(project, name_or_id)
         body = self._update_body(inputs, existing, clear_parameters)
         name, stack_id = _identity(path)
-        with located(
-            None if existing else inputs, StackIdentity(name, stack_id, project), self.limits
-        ):
+        with located(None if existing else inputs, Identity(name, stack_id, project), self.limits):
             answer = self.client.call("PATCH" if existing else "PUT", path + "/preview", body=body)
         changes: dict[str, Dicts] = answer["resource_changes"]
         return changes

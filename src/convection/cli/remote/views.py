@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-#: :func:`convection.stack_views.event_view`'s keys, in its order.
+#: :func:`convection.service.views.event_view`'s keys, in its order.
 EVENT_KEYS = (
     "id",
     "event_time",
@@ -67,7 +67,7 @@ def resource(body: dict[str, Any]) -> dict[str, Any]:
 
 
 def event(body: dict[str, Any], resource_type: str) -> dict[str, Any]:
-    """An event as :func:`~convection.stack_views.event_view` gives it."""
+    """An event as :func:`~convection.service.views.event_view` gives it."""
     found = {**body, "resource_type": resource_type}
     found["physical_resource_id"] = found.get("physical_resource_id") or ""
     return {key: found.get(key) for key in EVENT_KEYS}

@@ -10,7 +10,6 @@ rather than a read of a local file.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 #: How often the stop condition is looked at (seconds); it is a flag, not a request.
@@ -23,6 +22,8 @@ class ServerWatch:
     """The engine's stand-in when a server does the work."""
 
     async def run(self, *, until: Callable[[], bool] | None = None) -> None:
+        import asyncio  # here: ``--wait``'s module is imported by every command
+
         while until is None or not until():
             await asyncio.sleep(CHECK_SECONDS)
 

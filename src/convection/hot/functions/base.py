@@ -25,15 +25,9 @@ Where Heat raises a function's error decides where ours is reported: argument
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
-from convection.diagnostics import Diagnostics
-from convection.errors import ExpressionError
-from convection.limits import DEFAULT_LIMITS, Limits
-from convection.types import Path
-
-if TYPE_CHECKING:
-    from convection.hot.versions import TemplateVersion
+from convection.common import DEFAULT_LIMITS, Diagnostics, ExpressionError, Limits, Path
 
 
 class ArgumentError(Exception):
@@ -59,9 +53,6 @@ DROP = _Drop()
 
 class Scope(Protocol):
     """What static validation may ask about the template being validated."""
-
-    @property
-    def version(self) -> TemplateVersion: ...
 
     def has_parameter(self, name: str) -> bool: ...
 

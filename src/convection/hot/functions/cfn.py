@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from itertools import groupby
 from typing import Any, ClassVar
 
-from convection.diagnostics import Diagnostics
+from convection.common import Diagnostics, Path
 from convection.hot.functions.base import (
     ArgumentError,
     Function,
@@ -28,7 +28,6 @@ from convection.hot.functions.base import (
 )
 from convection.hot.functions.refs import ResourceFacade, reference_error
 from convection.hot.functions.strings import Join, Replace
-from convection.types import Path
 
 
 class Removed(Function):

@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable
 from typing import Any, ClassVar
 
-from convection.diagnostics import Diagnostics
+from convection.common import Diagnostics
 from convection.hot.functions.base import (
     ArgumentError,
     Function,

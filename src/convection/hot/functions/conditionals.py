@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Protocol, cast
 
-from convection.diagnostics import Diagnostics
-from convection.errors import ExpressionError
+from convection.common import Diagnostics, ExpressionError, Path
 from convection.hot.functions.base import (
     DROP,
     ArgumentError,
@@ -37,7 +36,6 @@ from convection.hot.functions.base import (
     resolve,
     validate,
 )
-from convection.types import Path
 
 
 class ConditionResolver(Resolver, Protocol):

@@ -20,7 +20,7 @@ import abc
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from convection.diagnostics import Diagnostics
+from convection.common import Diagnostics, Path, format_path
 from convection.hot.functions.base import (
     ArgumentError,
     Function,
@@ -29,7 +29,6 @@ from convection.hot.functions.base import (
     Shaped,
     resolve,
 )
-from convection.types import Path, format_path
 
 #: Heat's names for the resource sections a bad reference can sit in.
 _SECTION_NAMES = {"properties": "Properties", "metadata": "Metadata"}

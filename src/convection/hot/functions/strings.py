@@ -20,7 +20,7 @@ import json
 from typing import Any, ClassVar
 from urllib import parse as urlparse
 
-from convection.diagnostics import Diagnostics
+from convection.common import Diagnostics
 from convection.hot.functions.base import (
     ArgumentError,
     Function,

@@ -20,14 +20,10 @@ parser warn about that.
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import TYPE_CHECKING
 
 from convection.hot.functions import cfn, conditionals, refs, strings, yaql_fn
 from convection.hot.functions import collections as colls
 from convection.hot.functions.base import Function, FunctionTable
-
-if TYPE_CHECKING:
-    from convection.hot.versions import TemplateVersion
 
 #: Every version, oldest first.
 VERSIONS: tuple[str, ...] = (
@@ -201,19 +197,3 @@ _INTRODUCED = {name: version for version in reversed(VERSIONS) for name in FUNCT
 def versions_having(name: str) -> list[str]:
     """The versions in which ``name`` is a function (removed ones excluded)."""
     return [v for v in VERSIONS if FUNCTIONS[v].get(name, cfn.Removed) is not cfn.Removed]
-
-
-def function_descriptions(
-    version: TemplateVersion, *, with_condition_functions: bool = False
-) -> list[dict[str, str]]:
-    """What Heat's ``template function list`` shows: every function of the
-    version but the removed ones, then (optionally) the condition functions."""
-    tables = [version.functions]
-    if with_condition_functions:
-        tables.append(version.condition_functions)
-    listed: dict[str, str] = {}
-    for table in tables:
-        for name, fn in table.items():
-            if fn is not cfn.Removed:
-                listed[name] = fn.summary
-    return [{"functions": name, "description": text} for name, text in listed.items()]

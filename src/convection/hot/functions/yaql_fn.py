@@ -27,6 +27,7 @@ import yaql
 from yaql.language import exceptions as yaql_exceptions
 from yaql.language import factory as yaql_factory
 
+from convection.common import Limits, Path
 from convection.hot.functions.base import (
     ArgumentError,
     Function,
@@ -35,8 +36,6 @@ from convection.hot.functions.base import (
     limits_of,
     resolve,
 )
-from convection.limits import Limits
-from convection.types import Path
 
 _ = collections.abc  # imported for its side effect on yaql
 

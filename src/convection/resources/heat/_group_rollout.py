@@ -28,15 +28,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from convection.groups import rolling
-from convection.groups.attributes import MemberView
-from convection.groups.members import Definitions
-from convection.groups.nested import group_template
+from convection.common import JSON
+from convection.model import Batch, MemberDefinitions, MemberView, group_template, update_timeout
 from convection.resources._context import ResourceContext
 from convection.resources._nested import ChildStack
 from convection.resources._plugin import Poll, Properties, ResourceFailure, Wait
 from convection.resources.heat.stack_resource import StackResourcePlugin, nested_failure
-from convection.types import JSON
 
 #: Poll interval while the child runs; its end wakes the node sooner.
 POLL_SECONDS = StackResourcePlugin.poll_seconds
@@ -67,7 +64,7 @@ class Step:
 class Current:
     """What a planner knows when it builds a step's members."""
 
-    members: Definitions
+    members: MemberDefinitions
     failed: frozenset[str]
     blacklist: Sequence[str]
     #: A stable seed for new member names (AutoScalingGroup).
@@ -77,16 +74,16 @@ class Current:
 
 
 #: Builds one step's members from the properties and what the group has.
-Planner = Callable[[Properties, Step, Current], Definitions]
+Planner = Callable[[Properties, Step, Current], MemberDefinitions]
 
 
-def members_of(data: Mapping[str, Any]) -> Definitions:
+def members_of(data: Mapping[str, Any]) -> MemberDefinitions:
     """The member definitions stored in ``data``, in creation order."""
     defs = data.get("defs") or []
     return [(str(name), dict(defs[index])) for name, index in data.get("members") or []]
 
 
-def encode_members(members: Definitions) -> dict[str, JSON]:
+def encode_members(members: MemberDefinitions) -> dict[str, JSON]:
     defs: list[dict[str, Any]] = []
     pairs: list[list[JSON]] = []
     for name, definition in members:
@@ -96,7 +93,7 @@ def encode_members(members: Definitions) -> dict[str, JSON]:
     return {"defs": defs, "members": pairs}
 
 
-def merge_order(old: Definitions, new: Definitions) -> Definitions:
+def merge_order(old: MemberDefinitions, new: MemberDefinitions) -> MemberDefinitions:
     """``new`` in creation order: members kept from ``old`` first, in their
     old order, then the new ones in the order the planner made them."""
     wanted = dict(new)
@@ -110,7 +107,7 @@ def child_timeout(seconds: float | None) -> int | None:
 
 
 def batched(
-    batches: Iterable[rolling.Batch], pause_time: float, stack_timeout: float | None
+    batches: Iterable[Batch], pause_time: float, stack_timeout: float | None
 ) -> tuple[list[Step], float, float | None]:
     """A batched rollout's steps, its pause between batches and the child's
     timeout: Heat's ``_update_timeout``, the stack timeout less the pauses
@@ -119,7 +116,7 @@ def batched(
     pause = float(pause_time)
     if stack_timeout is None:
         return steps, pause, None
-    return steps, pause, rolling.update_timeout(len(steps), pause, stack_timeout)
+    return steps, pause, update_timeout(len(steps), pause, stack_timeout)
 
 
 async def begin(

@@ -33,12 +33,28 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 
-from convection.diagnostics import Diagnostic
-from convection.groups import members as gm
-from convection.groups import rolling, scaling
-from convection.groups.attributes import MemberNotFound, scaling_group_attribute
-from convection.groups.nested import group_template, scaled_definition
-from convection.hot.constraints import AllowedValues, Range
+from convection.common import JSON, Diagnostic, Path
+from convection.hot import AllowedValues, Range
+from convection.model import (
+    ADJUSTMENT_TYPES,
+    CHANGE_IN_CAPACITY,
+    EXACT_CAPACITY,
+    PERCENT_CHANGE_IN_CAPACITY,
+    Member,
+    MemberDefinitions,
+    MemberNotFound,
+    NoActionRequired,
+    calculate_new_capacity,
+    check_scaling_allowed,
+    finished_scaling,
+    group_template,
+    member_definitions,
+    ordered,
+    scaled_definition,
+    scaling_group_attribute,
+    scaling_group_batches,
+    short_id,
+)
 from convection.resources import signal_urls
 from convection.resources._context import ResourceContext
 from convection.resources._nested import ChildStack
@@ -58,7 +74,6 @@ from convection.resources._schema import (
 )
 from convection.resources.heat import _group_rollout as ro
 from convection.resources.heat.stack_resource import StackResourcePlugin
-from convection.types import JSON, Path
 
 _MIN_ZERO = Range(min=0)
 
@@ -182,15 +197,15 @@ class AutoScalingGroup(StackResourcePlugin):
         pause, timeout = 0.0, ctx.stack_timeout
         if old.get("resource") != props["resource"]:
             policy = props["rolling_updates"]
-            batches = rolling.scaling_group_batches(
+            batches = scaling_group_batches(
                 len(members), policy["max_batch_size"], policy["min_in_service"]
             )
             steps, pause, timeout = ro.batched(batches, policy["pause_time"], timeout)
         capacity = len([n for n in members if n not in failed])
-        target = scaling.calculate_new_capacity(
+        target = calculate_new_capacity(
             capacity,
             props.get("desired_capacity") or capacity,
-            scaling.EXACT_CAPACITY,
+            EXACT_CAPACITY,
             None,
             props["min_size"],
             props["max_size"],
@@ -236,9 +251,9 @@ class AutoScalingGroup(StackResourcePlugin):
 async def _adjust(ctx: ResourceContext, props: Properties, details: Mapping[str, Any]) -> str:
     failed = await ro.failed_members(ctx)
     capacity = len([n for n, _ in ro.members_of(ctx.data) if n not in failed])
-    kind = str(details.get("adjustment_type") or scaling.CHANGE_IN_CAPACITY)
+    kind = str(details.get("adjustment_type") or CHANGE_IN_CAPACITY)
     adjustment = details["adjustment"]
-    target = scaling.calculate_new_capacity(
+    target = calculate_new_capacity(
         capacity,
         adjustment,
         kind,
@@ -255,10 +270,8 @@ async def _adjust(ctx: ResourceContext, props: Properties, details: Mapping[str,
     if cooldown is None:
         cooldown = props.get("cooldown")
     try:
-        state = scaling.check_scaling_allowed(
-            _cooldown(ctx), cooldown, _now(ctx), ctx.resource_name
-        )
-    except scaling.NoActionRequired as exc:
+        state = check_scaling_allowed(_cooldown(ctx), cooldown, _now(ctx), ctx.resource_name)
+    except NoActionRequired as exc:
         return str(exc)
     resize = {"reason": f"{kind} : {adjustment}", "cooldown": cooldown}
     await ctx.set_data({**ctx.data, "cooldown": state, "resize": resize})
@@ -277,7 +290,7 @@ async def _settle_resize(ctx: ResourceContext) -> None:
     if state is not None and state.in_progress:
         return
     changed = state is not None and state.complete
-    cooldown = scaling.finished_scaling(
+    cooldown = finished_scaling(
         _cooldown(ctx),
         resize.get("cooldown"),
         str(resize.get("reason")),
@@ -294,8 +307,8 @@ async def _finish_scaling(ctx: ResourceContext, props: Properties, done: Poll) -
     if not done:
         return done
     size = len(ro.members_of(ctx.data))
-    state = scaling.finished_scaling(
-        _cooldown(ctx), props.get("cooldown"), f"{scaling.EXACT_CAPACITY} : {size}", _now(ctx)
+    state = finished_scaling(
+        _cooldown(ctx), props.get("cooldown"), f"{EXACT_CAPACITY} : {size}", _now(ctx)
     )
     data = {k: v for k, v in ctx.data.items() if k != "resize"}
     await ctx.set_data({**data, "cooldown": state})
@@ -311,21 +324,21 @@ def _now(ctx: ResourceContext) -> datetime:
     return datetime.fromtimestamp(ctx.now(), UTC)
 
 
-def plan_scaled(props: Properties, step: ro.Step, current: ro.Current) -> gm.Definitions:
+def plan_scaled(props: Properties, step: ro.Step, current: ro.Current) -> MemberDefinitions:
     """Heat's ``_create_template(capacity, num_replace)``: the oldest (and
     failed) members are replaced or removed first; new ones get fresh names."""
     definition = scaled_definition(props["resource"])
     failed = current.failed
-    old = gm.ordered(
-        (gm.Member(n, d, failed=n in failed, order=i) for i, (n, d) in enumerate(current.members)),
+    old = ordered(
+        (Member(n, d, failed=n in failed, order=i) for i, (n, d) in enumerate(current.members)),
         include_failed=True,
     )
     counter = iter(range(current.made, current.made + step.capacity + 1))
 
     def new_name() -> str:
-        return gm.short_id(current.seed, next(counter))
+        return short_id(current.seed, next(counter))
 
-    return gm.member_definitions(
+    return member_definitions(
         [(m.name, m.definition) for m in old],
         step.capacity,
         step.updates,
@@ -353,7 +366,7 @@ class ScalingPolicy(ResourcePlugin):
             description="Type of adjustment (absolute or percentage).",
             required=True,
             update_allowed=True,
-            constraints=(AllowedValues(scaling.ADJUSTMENT_TYPES),),
+            constraints=(AllowedValues(ADJUSTMENT_TYPES),),
         ),
         "cooldown": PropertySchema(
             type=PropertyType.NUMBER,
@@ -385,14 +398,10 @@ class ScalingPolicy(ResourcePlugin):
         cls, values: Properties, path: Path, *, strict: bool, stack_timeout: float | None
     ) -> list[Diagnostic]:
         kind, step = values.get("adjustment_type"), values.get("min_adjustment_step")
-        if (
-            step is not None
-            and isinstance(kind, str)
-            and kind != scaling.PERCENT_CHANGE_IN_CAPACITY
-        ):
+        if step is not None and isinstance(kind, str) and kind != PERCENT_CHANGE_IN_CAPACITY:
             message = (
                 "min_adjustment_step property should only be specified for adjustment_type "
-                f"with value {scaling.PERCENT_CHANGE_IN_CAPACITY}."
+                f"with value {PERCENT_CHANGE_IN_CAPACITY}."
             )
             return [Diagnostic(message, (*path, "min_adjustment_step"))]
         return []
@@ -436,8 +445,8 @@ class ScalingPolicy(ResourcePlugin):
         cooldown = props.get("cooldown")
         now = datetime.fromtimestamp(ctx.now(), UTC)
         try:
-            scaling.check_scaling_allowed(_cooldown(ctx), cooldown, now, ctx.resource_name)
-        except scaling.NoActionRequired as exc:
+            check_scaling_allowed(_cooldown(ctx), cooldown, now, ctx.resource_name)
+        except NoActionRequired as exc:
             await ctx.emit(str(exc))
             return None
         group_ref = str(props["auto_scaling_group_id"])
@@ -447,7 +456,7 @@ class ScalingPolicy(ResourcePlugin):
                 f'Alarm {ctx.resource_name} could not find scaling group named "{group_ref}"'
             )
         reason = f"{props['adjustment_type']} : {props['scaling_adjustment']}"
-        state_after = scaling.finished_scaling(_cooldown(ctx), cooldown, reason, now)
+        state_after = finished_scaling(_cooldown(ctx), cooldown, reason, now)
         await ctx.set_data({**ctx.data, "cooldown": state_after})
         return SignalPeer(
             group.name,

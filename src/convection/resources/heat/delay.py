@@ -17,12 +17,11 @@ import random
 from collections.abc import Mapping
 from typing import ClassVar
 
-from convection.diagnostics import Diagnostic
-from convection.hot.constraints import AllowedValues, Range
+from convection.common import Diagnostic, Path
+from convection.hot import AllowedValues, Range
 from convection.resources._context import ResourceContext
 from convection.resources._plugin import Poll, Properties, ResourcePlugin, Token, Wait
 from convection.resources._schema import PropertySchema, PropertyType
-from convection.types import Path
 
 ACTIONS = ("CREATE", "DELETE", "SUSPEND", "RESUME")
 _AT_LEAST_ZERO = Range(min=0)

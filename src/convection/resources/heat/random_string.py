@@ -21,9 +21,8 @@ import string
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from convection.diagnostics import Diagnostic
-from convection.hot.constraints import AllowedValues, Range
-from convection.hot.functions.base import Function, has_functions
+from convection.common import JSON, Diagnostic, Path
+from convection.hot import AllowedValues, Function, Range, has_functions
 from convection.resources._context import ResourceContext
 from convection.resources._plugin import Properties, ResourcePlugin, Token
 from convection.resources._schema import (
@@ -32,7 +31,6 @@ from convection.resources._schema import (
     PropertySchema,
     PropertyType,
 )
-from convection.types import JSON, Path
 
 CHARACTER_CLASSES: dict[str, str] = {
     "lettersdigits": string.ascii_letters + string.digits,

@@ -10,9 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from convection.groups.attributes import MemberNotFound, resource_group_attribute
-from convection.groups.members import Definitions
-from convection.groups.nested import chain_template
+from convection.common import JSON
+from convection.model import (
+    MemberDefinitions,
+    MemberNotFound,
+    chain_template,
+    resource_group_attribute,
+)
 from convection.resources._context import ResourceContext
 from convection.resources._nested import ChildStack
 from convection.resources._plugin import Poll, Properties, Token
@@ -24,7 +28,6 @@ from convection.resources._schema import (
 )
 from convection.resources.heat import _group_rollout as ro
 from convection.resources.heat.stack_resource import StackResourcePlugin
-from convection.types import JSON
 
 
 class ResourceChain(StackResourcePlugin):
@@ -104,6 +107,6 @@ def _template(props: Properties) -> dict[str, Any]:
     return chain_template(types, props.get("resource_properties"), props["concurrent"])
 
 
-def plan_chain(props: Properties, step: ro.Step, current: ro.Current) -> Definitions:
+def plan_chain(props: Properties, step: ro.Step, current: ro.Current) -> MemberDefinitions:
     template = _template(props)
     return [(name, dict(defn)) for name, defn in template["resources"].items()]

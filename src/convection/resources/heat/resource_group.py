@@ -15,7 +15,7 @@ nested stack, Heat's properties, attributes and update semantics.
   engine re-applies the previous properties, which runs the same rolling
   update back to the previous definition.
 
-The batch arithmetic and member assembly are pure, in :mod:`convection.groups`.
+The batch arithmetic and member assembly are pure, in :mod:`convection.model.groups`.
 """
 
 from __future__ import annotations
@@ -23,12 +23,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from convection.diagnostics import Diagnostic
-from convection.groups import members as gm
-from convection.groups import rolling
-from convection.groups.attributes import MemberNotFound, resource_group_attribute
-from convection.groups.nested import group_template
-from convection.hot.constraints import AllowedValues, Length, Range
+from convection.common import JSON, Diagnostic, Path
+from convection.hot import AllowedValues, Length, Range
+from convection.model import (
+    DEFAULT_INDEX_VAR,
+    REMOVAL_APPEND,
+    REMOVAL_UPDATE,
+    Member,
+    MemberDefinitions,
+    MemberNotFound,
+    batch_create_batches,
+    group_template,
+    member_definition,
+    member_names,
+    resource_group_attribute,
+    resource_group_batches,
+    rolling_members,
+    updated_blacklist,
+)
 from convection.resources._context import ResourceContext
 from convection.resources._nested import ChildStack
 from convection.resources._plugin import (
@@ -46,7 +58,6 @@ from convection.resources._schema import (
 from convection.resources._validate import validate_properties
 from convection.resources.heat import _group_rollout as ro
 from convection.resources.heat.stack_resource import StackResourcePlugin
-from convection.types import JSON, Path
 
 _MIN_ZERO = Range(min=0)
 _MIN_ONE = Range(min=1)
@@ -119,7 +130,7 @@ class ResourceGroup(StackResourcePlugin):
                 "A variable that this resource will use to replace with the current index "
                 "of a given resource in the group."
             ),
-            default=gm.DEFAULT_INDEX_VAR,
+            default=DEFAULT_INDEX_VAR,
             constraints=(Length(min=3),),
         ),
         "resource_def": PropertySchema(
@@ -165,8 +176,8 @@ class ResourceGroup(StackResourcePlugin):
         "removal_policies_mode": PropertySchema(
             type=PropertyType.STRING,
             description="How to handle changes to removal_policies on update.",
-            default=gm.REMOVAL_APPEND,
-            constraints=(AllowedValues((gm.REMOVAL_APPEND, gm.REMOVAL_UPDATE)),),
+            default=REMOVAL_APPEND,
+            constraints=(AllowedValues((REMOVAL_APPEND, REMOVAL_UPDATE)),),
             update_allowed=True,
         ),
     }
@@ -201,7 +212,7 @@ class ResourceGroup(StackResourcePlugin):
     # -- create --------------------------------------------------------------
 
     async def create(self, ctx: ResourceContext, props: Properties) -> Token:
-        blacklist = gm.updated_blacklist(
+        blacklist = updated_blacklist(
             ctx.data.get("blacklist") or [],
             props["removal_policies_mode"],
             props["removal_policies"],
@@ -214,7 +225,7 @@ class ResourceGroup(StackResourcePlugin):
         pause, timeout = 0.0, ctx.stack_timeout
         if batch and props["count"]:
             steps, pause, timeout = ro.batched(
-                rolling.batch_create_batches(props["count"], batch["max_batch_size"]),
+                batch_create_batches(props["count"], batch["max_batch_size"]),
                 batch["pause_time"],
                 ctx.stack_timeout,
             )
@@ -234,7 +245,7 @@ class ResourceGroup(StackResourcePlugin):
         old = ctx.previous_properties or {}
         current = ro.members_of(ctx.data)
         views = await ro.member_views(ctx, [n for n, _ in current])
-        blacklist = gm.updated_blacklist(
+        blacklist = updated_blacklist(
             ctx.data.get("blacklist") or [],
             props["removal_policies_mode"],
             props["removal_policies"],
@@ -249,7 +260,7 @@ class ResourceGroup(StackResourcePlugin):
             live = [n for n, _ in current if n not in failed]
             size = len(current) - len(set(blacklist) & set(live))
             batches = list(
-                rolling.resource_group_batches(
+                resource_group_batches(
                     props["count"], size, policy["max_batch_size"], policy["min_in_service"]
                 )
             )
@@ -269,7 +280,7 @@ class ResourceGroup(StackResourcePlugin):
 
     async def attribute(self, ctx: ResourceContext, props: Properties, name: str) -> JSON:
         blacklist = list(ctx.data.get("blacklist") or [])
-        names = gm.member_names(int(props.get("count") or 0), blacklist)
+        names = member_names(int(props.get("count") or 0), blacklist)
         views = await ro.member_views(ctx, names)
         try:
             return resource_group_attribute(name, views, ctx.resource_name, blacklist)
@@ -277,20 +288,20 @@ class ResourceGroup(StackResourcePlugin):
             return None  # Heat fails the reader of a missing member, not the group
 
 
-def plan_members(props: Properties, step: ro.Step, current: ro.Current) -> gm.Definitions:
+def plan_members(props: Properties, step: ro.Step, current: ro.Current) -> MemberDefinitions:
     """The members a step gives the child stack."""
     index_var, resource_def = props["index_var"], props["resource_def"]
 
     def customise(name: str) -> dict[str, Any]:
-        return gm.member_definition(resource_def, name, index_var)
+        return member_definition(resource_def, name, index_var)
 
     if step.kind == ro.FULL:
-        return [(n, customise(n)) for n in gm.member_names(props["count"], current.blacklist)]
+        return [(n, customise(n)) for n in member_names(props["count"], current.blacklist)]
     existing = [
-        gm.Member(name, definition, failed=name in current.failed, order=i)
+        Member(name, definition, failed=name in current.failed, order=i)
         for i, (name, definition) in enumerate(current.members)
     ]
-    defs, _ = gm.rolling_members(
+    defs, _ = rolling_members(
         existing, current.blacklist, props["count"], step.capacity, step.updates, customise
     )
     return defs

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from convection.diagnostics import Diagnostic
+from convection.common import JSON, Diagnostic, Path
 from convection.resources._context import ResourceContext
 from convection.resources._nested import ChildStack
 from convection.resources._plugin import Properties, ResourceFailure
@@ -28,7 +28,6 @@ from convection.resources._schema import (
 )
 from convection.resources._update import UpdateAction, UpdateDecision
 from convection.resources.heat.stack_resource import StackResourcePlugin
-from convection.types import JSON, Path
 
 #: The one region Convection has (Heat's default region name).
 LOCAL_REGION = "RegionOne"

@@ -26,11 +26,11 @@ import abc
 import re
 from typing import Any, ClassVar
 
+from convection.common import JSON
 from convection.resources._context import ResourceContext
 from convection.resources._nested import ChildStack, ChildState
 from convection.resources._plugin import Poll, Properties, ResourceFailure, ResourcePlugin, Token
 from convection.resources._plugin import Wait as Wait
-from convection.types import JSON
 
 #: Heat's attribute of every nested-stack resource: the child's id.
 STACK_ID_ATTRIBUTE = "OS::stack_id"

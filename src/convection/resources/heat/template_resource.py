@@ -17,16 +17,14 @@ from __future__ import annotations
 import hashlib
 from typing import Any, ClassVar
 
-from convection.diagnostics import Diagnostic
-from convection.errors import InvalidInput
-from convection.hot.loader import load
+from convection.common import JSON, Diagnostic, InvalidInput, Path
+from convection.hot import load
 from convection.resources._context import ResourceContext
 from convection.resources._nested import ChildStack
 from convection.resources._plugin import Properties, ResourceFailure
 from convection.resources._schema import AttributeSchema
 from convection.resources._update import UpdateAction, UpdateDecision, changed_properties
 from convection.resources.heat.stack_resource import STACK_ID_ATTRIBUTE, StackResourcePlugin
-from convection.types import JSON, Path
 
 #: A property the engine keeps with the others: the template's digest, so a
 #: changed template file updates the nested stack even when no property

@@ -30,7 +30,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from convection.hot.constraints import (
+from convection.common import JSON
+from convection.hot import (
     CustomConstraint,
     custom_constraint_names,
     register_custom_constraint,
@@ -45,7 +46,6 @@ from convection.resources._plugin import (
     Wait,
 )
 from convection.resources._schema import AttributeSchema, PropertySchema, PropertyType
-from convection.types import JSON
 
 if "test_constr" not in custom_constraint_names():
     register_custom_constraint("test_constr", lambda value: True)

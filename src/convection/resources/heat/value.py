@@ -10,14 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from convection.diagnostics import Diagnostic
-from convection.hot.constraints import AllowedValues
-from convection.hot.functions.base import Function
+from convection.common import JSON, Diagnostic, Path
+from convection.hot import AllowedValues, Function
 from convection.resources._context import ResourceContext
 from convection.resources._plugin import Properties, ResourcePlugin, Token
 from convection.resources._schema import AttributeSchema, PropertySchema, PropertyType
 from convection.resources._validate import validate_value
-from convection.types import JSON, Path
 
 _VALUE_TYPES: dict[str, PropertyType] = {
     "string": PropertyType.STRING,

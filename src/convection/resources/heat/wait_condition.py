@@ -39,8 +39,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from convection.errors import ConvectionError
-from convection.hot.constraints import Range
+from convection.common import JSON, ConvectionError
+from convection.hot import Range
 from convection.resources._context import Peer, ResourceContext
 from convection.resources._plugin import Poll, Properties, ResourcePlugin, Token, Wait
 from convection.resources._schema import AttributeSchema, AttributeType, PropertySchema
@@ -52,7 +52,6 @@ from convection.resources.heat.wait_condition_handle import (
     SUCCESS,
     entries,
 )
-from convection.types import JSON
 
 _TIMEOUT_RANGE = Range(min=1, max=43200)
 

@@ -27,7 +27,7 @@ Any other key, or a status other than SUCCESS or FAILURE, is refused (Heat's
 "Metadata format invalid") and nothing is stored.
 
 Delivery may be repeated (the service delivers an orphaned signal, or one
-whose write was replaced meanwhile, again; see ``convection.stack_signals``):
+whose write was replaced meanwhile, again; see ``convection.service.signals``):
 an entry remembers the operation that wrote it, so a second delivery of one
 signal changes nothing.
 
@@ -56,14 +56,14 @@ import shlex
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from convection.hot.constraints import AllowedValues
+from convection.common import JSON
+from convection.hot import AllowedValues
 from convection.resources import signal_urls
 from convection.resources._context import ResourceContext
 from convection.resources._plugin import Properties, ResourceFailure, ResourcePlugin, Token
 from convection.resources._schema import AttributeSchema, AttributeType, PropertySchema
 from convection.resources._schema import PropertyType as PT
 from convection.resources._update import UpdateAction, UpdateDecision
-from convection.types import JSON
 
 SUCCESS, FAILURE = "SUCCESS", "FAILURE"
 STATUSES = (FAILURE, SUCCESS)

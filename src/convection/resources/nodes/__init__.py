@@ -25,7 +25,7 @@ from convection.resources.nodes._common import KIND_KEY, LOCAL_KIND, NOVA_PROPER
 from convection.resources.nodes._ssh_pools import close_ssh_pools
 from convection.resources.nodes.local import LOCAL_NODE_TYPE, LocalNodeResource, local_transport
 from convection.resources.nodes.ssh import SSH_HOST_TYPE, SSHHostResource, ssh_transport
-from convection.software.transports import Transport
+from convection.software import Transport
 
 #: The types :func:`transport_for` accepts as a deployment's server.
 SERVER_TYPES = (LOCAL_NODE_TYPE, SSH_HOST_TYPE)

@@ -19,6 +19,7 @@ from typing import Final
 
 import platformdirs
 
+from convection.common import JSON
 from convection.resources import openstack_catalog
 from convection.resources._schema import (
     AttributeSchema,
@@ -26,7 +27,6 @@ from convection.resources._schema import (
     PropertySchema,
     PropertyType,
 )
-from convection.types import JSON
 
 #: Key in a server's ``data`` saying which kind of node it is.
 KIND_KEY: Final = "node_kind"

@@ -15,7 +15,7 @@ import weakref
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # imported on use: it brings asyncssh
-    from convection.software.transports._ssh_pool import SSHPool
+    from convection.software import SSHPool
 
 _POOLS: weakref.WeakKeyDictionary[
     asyncio.AbstractEventLoop, dict[tuple[int, str], tuple[SSHPool, asyncio.Task[None]]]
@@ -29,7 +29,7 @@ def shared_pool(sessions_per_host: int, host_key: str) -> SSHPool:
     key = (sessions_per_host, host_key)
     found = pools.get(key)
     if found is None:
-        from convection.software.transports._ssh_pool import SSHPool
+        from convection.software import SSHPool
 
         pool = SSHPool(sessions_per_host=sessions_per_host)
         found = pools[key] = (pool, loop.create_task(_keep(pool)))

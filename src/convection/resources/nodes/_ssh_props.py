@@ -23,10 +23,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from convection.diagnostics import Diagnostic
-from convection.hot.functions.base import has_functions
+from convection.common import Diagnostic
+from convection.common import Path as SchemaPath
+from convection.hot import has_functions
 from convection.resources._plugin import ResourceFailure
-from convection.types import Path as SchemaPath
 
 KEY_DIR_ENV: Final = "CONVECTION_SSH_KEY_DIR"
 DEFAULT_KEY_DIR: Final = "~/.ssh"

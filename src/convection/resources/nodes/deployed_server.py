@@ -28,7 +28,8 @@ import uuid
 from collections.abc import Mapping
 from typing import ClassVar, Final
 
-from convection.hot.constraints import AllowedValues
+from convection.common import JSON
+from convection.hot import AllowedValues
 from convection.resources._context import ResourceContext
 from convection.resources._plugin import Properties, ResourceFailure, ResourcePlugin, Token
 from convection.resources._schema import (
@@ -39,7 +40,6 @@ from convection.resources._schema import (
 )
 from convection.resources.nodes._common import KIND_KEY
 from convection.resources.software._pull import PULL_KIND
-from convection.types import JSON
 
 DEPLOYED_SERVER_TYPE: Final = "OS::Heat::DeployedServer"
 TRANSPORTS: Final = ("POLL_SERVER_CFN", "POLL_SERVER_HEAT", "POLL_TEMP_URL", "ZAQAR_MESSAGE")

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar, Final
 
+from convection.common import JSON
 from convection.resources._context import Peer, ResourceContext
 from convection.resources._plugin import Properties, ResourceFailure, ResourcePlugin, Token
 from convection.resources._schema import (
@@ -40,9 +41,7 @@ from convection.resources.nodes._common import (
     safe_dir_name,
     server_attributes,
 )
-from convection.software.errors import NodeError
-from convection.software.transports import LocalNode
-from convection.types import JSON
+from convection.software import LocalNode, NodeError
 
 LOCAL_NODE_TYPE: Final = "Convection::Local::Node"
 #: The address every local node has, and the network it is on.

@@ -37,8 +37,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from convection.diagnostics import Diagnostic
-from convection.hot.constraints import Range
+from convection.common import JSON, Diagnostic
+from convection.common import Path as SchemaPath
+from convection.hot import Range
 from convection.resources._context import Peer, ResourceContext
 from convection.resources._plugin import Properties, ResourceFailure, ResourcePlugin, Token
 from convection.resources._schema import (
@@ -60,21 +61,19 @@ from convection.resources.nodes._common import (
     server_attributes,
 )
 from convection.resources.nodes._ssh_pools import shared_pool
-from convection.software.errors import NodeError
-from convection.software.transports._ssh_host import (
+from convection.software import (
     DEFAULT_CONNECT_TIMEOUT,
     DEFAULT_SESSIONS_PER_HOST,
     KEEPALIVE_INTERVAL,
+    FileBatch,
+    FileWrite,
+    NodeError,
     SSHHost,
     known_hosts_entry_name,
 )
-from convection.software.transports.base import FileBatch, FileWrite
-from convection.types import JSON
-from convection.types import Path as SchemaPath
 
 if TYPE_CHECKING:  # imported where used: they bring asyncssh
-    from convection.software.transports._ssh_pool import SSHPool
-    from convection.software.transports.ssh import SSHTransport
+    from convection.software import SSHPool, SSHTransport
 
 SSH_HOST_TYPE: Final = "Convection::SSH::Host"
 #: The network name in Nova-shaped address attributes.
@@ -322,7 +321,7 @@ async def _first_contact(
     tofu = bool(props.get("trust_on_first_use"))
     host = _ssh_host(_PeerData(record, props), known, tofu=tofu)
     try:
-        from convection.software.transports._ssh_pool import open_connection  # asyncssh: on use
+        from convection.software import open_connection  # asyncssh: on use
 
         conn = await open_connection(host, KEEPALIVE_INTERVAL)
     except NodeError as exc:
@@ -390,7 +389,7 @@ def _transport(peer: _PeerData | Peer, pool: SSHPool) -> SSHTransport:
     # Until the working dir is recorded, the transport's name picks its default
     # path: the resource version's own, so a replacement never shares it.
     name = data.get("name") if data.get("workdir") else data["dir_name"]
-    from convection.software.transports.ssh import SSHTransport  # asyncssh: on use
+    from convection.software import SSHTransport  # asyncssh: on use
 
     try:
         return SSHTransport(_pinned_host(peer), pool, name=str(name))

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Final
 
+from convection.common import JSON
 from convection.resources._context import ResourceContext, SoftwareRecords
 from convection.resources._plugin import Properties, ResourceFailure, Wait
 from convection.resources.software._run import (
@@ -39,11 +40,10 @@ from convection.software import (
     FAILED,
     DerivedConfig,
     InvalidConfig,
+    redact,
+    run_timeout,
     should_deploy,
 )
-from convection.software.deploy import run_timeout
-from convection.software.outcome import redact
-from convection.types import JSON
 
 #: ``data[KIND_KEY]`` of a server whose deployments are pulled by its agent.
 PULL_KIND: Final = "pull"

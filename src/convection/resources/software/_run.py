@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from convection.common import JSON
 from convection.resources._context import ResourceContext
 from convection.resources._plugin import Properties, ResourceFailure
 from convection.resources.software._node import (
@@ -43,11 +44,10 @@ from convection.software import (
     build_derived_config,
     deploy,
     derived_config_id,
+    redact,
     should_deploy,
     stack_path,
 )
-from convection.software.outcome import redact
-from convection.types import JSON
 
 #: The run's captured streams, shown as attributes: a script that echoes a
 #: hidden parameter given as an input must not put it on show.

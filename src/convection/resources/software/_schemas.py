@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from convection.hot.constraints import AllowedValues, Length, Range
+from convection.hot import AllowedValues, Length, Range
 from convection.resources._schema import PropertySchema, PropertyType
 from convection.software import DEFAULT_ACTIONS, DEPLOY_ACTIONS, SIGNAL_TRANSPORTS, UNGROUPED
 

@@ -29,9 +29,9 @@ is given: nothing outside could reach a URL.
 
 from __future__ import annotations
 
+from convection.common import JSON
 from convection.resources import signal_urls
 from convection.resources._context import ResourceContext
-from convection.types import JSON
 
 #: Transport -> (pre-signed URL kind, HTTP verb) for the URL transports.
 _URL_TRANSPORTS: dict[str, tuple[signal_urls.Kind, str]] = {

@@ -26,8 +26,8 @@ from typing import Any, ClassVar
 
 import yaml
 
-from convection.diagnostics import Diagnostic
-from convection.hot.constraints import AllowedValues
+from convection.common import JSON, Diagnostic, Path
+from convection.hot import AllowedValues
 from convection.resources._context import ResourceContext
 from convection.resources._plugin import Properties, ResourceFailure, ResourcePlugin, Token
 from convection.resources._schema import (
@@ -39,7 +39,6 @@ from convection.resources._schema import (
 from convection.resources.software import _schemas as s
 from convection.resources.software._node import hook_registry
 from convection.software import UNGROUPED, HookNotFound, InvalidConfig, SourceConfig
-from convection.types import JSON, Path
 
 COMPONENT_GROUP = "component"
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from convection.common import JSON
 from convection.resources._context import ResourceContext
 from convection.resources._plugin import (
     Poll,
@@ -36,7 +37,6 @@ from convection.resources.software import _pull
 from convection.resources.software import _schemas as s
 from convection.resources.software._node import TransportFactory
 from convection.resources.software._run import Applied, Member, apply, new_deployment_id
-from convection.types import JSON
 
 STANDARD_ATTRIBUTES: Mapping[str, AttributeSchema] = {
     "deploy_stdout": AttributeSchema(

@@ -26,7 +26,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, ClassVar
 
-from convection.hot.constraints import Range
+from convection.common import JSON
+from convection.hot import Range
 from convection.resources._context import Peer, ResourceContext
 from convection.resources._plugin import (
     Poll,
@@ -48,7 +49,6 @@ from convection.resources.software import _pull
 from convection.resources.software import _schemas as s
 from convection.resources.software._node import TransportFactory
 from convection.resources.software._run import Applied, Member, apply, new_deployment_id
-from convection.types import JSON
 
 _PLURAL = {
     "deploy_stdouts": "deploy_stdout",

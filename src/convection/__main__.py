@@ -1,0 +1,5 @@
+"""``python -m convection``: the ``convection`` command."""
+
+from convection.cli.main import main
+
+main()

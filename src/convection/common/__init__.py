@@ -1,0 +1,57 @@
+"""The shared vocabulary every layer speaks: JSON and path types,
+diagnostics (problems as values, with ``file:line:column``), the exception
+tree, limits, Heat's action x status states, and the garbage-collector
+pause bulk builders use.
+
+Nothing here knows of templates, stacks, stores or processes; everything
+may import it, and it imports no other part of Convection.
+"""
+
+from convection.common.diagnostics import Diagnostic, Diagnostics, Mark, Severity, suggest
+from convection.common.errors import (
+    ActionInProgress,
+    Conflict,
+    ConvectionError,
+    ExpressionError,
+    InvalidInput,
+    LimitExceeded,
+    NotFound,
+    NotSupported,
+    ResourceActionNotSupported,
+    ResourceNotAvailable,
+    ResourceNotFound,
+    StackExists,
+)
+from convection.common.gc import collector_paused
+from convection.common.limits import DEFAULT_LIMITS, Limits
+from convection.common.states import Action, Status, state_name
+from convection.common.types import JSON, Path, format_path
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "JSON",
+    "Action",
+    "ActionInProgress",
+    "Conflict",
+    "ConvectionError",
+    "Diagnostic",
+    "Diagnostics",
+    "ExpressionError",
+    "InvalidInput",
+    "LimitExceeded",
+    "Limits",
+    "Mark",
+    "NotFound",
+    "NotSupported",
+    "Path",
+    "ResourceActionNotSupported",
+    "ResourceNotAvailable",
+    "ResourceNotFound",
+    "Severity",
+    "StackExists",
+    "Status",
+    "collector_paused",
+    "format_path",
+    "state_name",
+    "suggest",
+]

@@ -1,0 +1,85 @@
+"""The public names of ``convection.hot``, typed; ``__init__.py`` loads each
+on first use (lazy_loader reads this stub)."""
+
+from . import functions
+from .conditions import Conditions
+from .constraints import (
+    AllowedValues,
+    Constraint,
+    CustomConstraint,
+    Length,
+    Range,
+    check_all,
+    custom_constraint_names,
+    register_custom_constraint,
+)
+from .environment import (
+    EVENT_SINKS,
+    PARAMETER_DEFAULTS,
+    RESOURCE_REGISTRY,
+    Environment,
+    ResourceRegistry,
+    is_template_name,
+    merge_environments,
+    parse_environment,
+)
+from .files import FileSource, collect_files, file_url, load_stack_files
+from .functions.base import Function, has_functions, resolve, to_data
+from .functions.refs import PathValue, select_from_attribute
+from .loader import Document, SourceMap, load
+from .parameters import (
+    ParameterValues,
+    changed_immutable,
+    immutable_error,
+    resolve_parameters,
+    validate_output,
+)
+from .template import OutputSnippet, ResourceSnippet, Template, parse_template
+from .versions import TemplateVersion, all_versions, function_descriptions, get_version
+
+__all__ = [
+    "EVENT_SINKS",
+    "PARAMETER_DEFAULTS",
+    "RESOURCE_REGISTRY",
+    "AllowedValues",
+    "Conditions",
+    "Constraint",
+    "CustomConstraint",
+    "Document",
+    "Environment",
+    "FileSource",
+    "Function",
+    "Length",
+    "OutputSnippet",
+    "ParameterValues",
+    "PathValue",
+    "Range",
+    "ResourceRegistry",
+    "ResourceSnippet",
+    "SourceMap",
+    "Template",
+    "TemplateVersion",
+    "all_versions",
+    "changed_immutable",
+    "check_all",
+    "collect_files",
+    "custom_constraint_names",
+    "file_url",
+    "function_descriptions",
+    "functions",
+    "get_version",
+    "has_functions",
+    "immutable_error",
+    "is_template_name",
+    "load",
+    "load_stack_files",
+    "merge_environments",
+    "parse_environment",
+    "parse_template",
+    "register_custom_constraint",
+    "resolve",
+    "resolve_parameters",
+    "select_from_attribute",
+    "to_data",
+    "validate_output",
+]

@@ -1,0 +1,347 @@
+"""Template + environment + parameter values → a :class:`StackDefinition`.
+
+This is the last pure step before planning. Conditions are evaluated here,
+macros (``if``) expanded, resources switched off by their condition dropped,
+and every reference checked against the resources that remain, so the
+definition's dependency sets are exact and the graph needs no template.
+
+Nothing here knows what a resource type does. Type existence and property
+schemas come from a :class:`TypeCatalog` the caller passes in.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from convection.common import ConvectionError, Diagnostics, ExpressionError, Path
+from convection.hot import (
+    Conditions,
+    Environment,
+    Function,
+    OutputSnippet,
+    ParameterValues,
+    ResourceSnippet,
+    Template,
+    TemplateVersion,
+    functions,
+)
+
+_POLICY_NAMES = {"delete": "Delete", "retain": "Retain", "snapshot": "Snapshot"}
+
+
+class TypeInfo(Protocol):
+    """What validation needs to know about a resource type."""
+
+    @property
+    def attribute_names(self) -> Collection[str] | None: ...
+
+    def validate_properties(self, properties: Any, path: Path, diags: Diagnostics) -> None: ...
+
+
+class TypeCatalog(Protocol):
+    def lookup(self, type_name: str) -> TypeInfo | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceDefinition:
+    name: str
+    #: The type as the template wrote it.
+    type: str
+    #: The type after the environment's resource_registry (alias or template path).
+    resolved_type: str
+    properties: Any
+    metadata: Any
+    depends_on: tuple[str, ...]
+    #: Every resource this one needs first: explicit and implicit, sorted.
+    requires: tuple[str, ...]
+    deletion_policy: str
+    update_policy: Any
+    description: str | None
+    external_id: Any
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class OutputDefinition:
+    name: str
+    #: ``None`` when the output's condition is false.
+    value: Any
+    description: Any
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class StackDefinition:
+    template: Template
+    environment: Environment
+    parameters: ParameterValues
+    conditions: Mapping[str, bool]
+    resources: dict[str, ResourceDefinition]
+    outputs: dict[str, OutputDefinition]
+    #: Resources present in the template but switched off by a condition.
+    disabled: frozenset[str] = field(default_factory=frozenset)
+
+
+class _Lookups:
+    """A catalog asked once per type name: a template names few types, many
+    times over (every resource, every ``get_attr``)."""
+
+    __slots__ = ("catalog", "found")
+
+    def __init__(self, catalog: TypeCatalog) -> None:
+        self.catalog = catalog
+        self.found: dict[str, TypeInfo | None] = {}
+
+    def lookup(self, type_name: str) -> TypeInfo | None:
+        if type_name not in self.found:
+            self.found[type_name] = self.catalog.lookup(type_name)
+        return self.found[type_name]
+
+
+class _Scope:
+    """The static view functions validate against."""
+
+    def __init__(
+        self,
+        template: Template,
+        enabled: Collection[str],
+        catalog: TypeCatalog | None,
+        types: Mapping[str, str],
+    ) -> None:
+        self.template = template
+        self.enabled = enabled
+        self.catalog = catalog
+        self.types = types
+
+    @property
+    def version(self) -> TemplateVersion:
+        return self.template.version
+
+    def has_parameter(self, name: str) -> bool:
+        return name in self.template.parameters or name.startswith("OS::")
+
+    def has_resource(self, name: str) -> bool:
+        return name in self.enabled
+
+    def has_condition(self, name: str) -> bool:
+        return name in self.template.conditions
+
+    def attribute_names(self, resource: str) -> Collection[str] | None:
+        if self.catalog is None or resource not in self.types:
+            return None
+        info = self.catalog.lookup(self.types[resource])
+        return None if info is None else info.attribute_names
+
+    def file(self, name: str) -> str | None:
+        return self.template.files.get(name)
+
+
+class _Builder:
+    def __init__(
+        self,
+        template: Template,
+        env: Environment,
+        params: ParameterValues,
+        catalog: TypeCatalog | None,
+        read: Callable[[str], Any] | None = None,
+    ) -> None:
+        self.t = template
+        self.env = env
+        self.params = params
+        self.catalog = catalog
+        self.diags = Diagnostics()
+        self.conditions = Conditions(template.conditions, read or params.value)
+        #: Expansion problems already reported: many ``if`` share one condition.
+        self.unexpanded: set[tuple[str, Path]] = set()
+
+    def error(self, message: str, path: Path) -> None:
+        self.diags.add(self.t.source.diagnostic(message, path))
+
+    def enabled(self, condition: Any, path: Path) -> bool:
+        try:
+            return self.conditions.is_enabled(condition)
+        except ExpressionError as exc:
+            self.error(exc.message, path)
+        except ConvectionError as exc:
+            self.error(str(exc), path)
+        return False
+
+    def expand(self, snippet: Any, path: Path) -> Any:
+        """Expand the macros in ``snippet`` (found at ``path``).
+
+        A condition an ``if`` needs may fail to evaluate (a parameter with no
+        value, a broken definition). That is reported once, where the
+        condition went wrong, and the snippet stays unexpanded so the rest of
+        the template is still checked.
+        """
+        try:
+            return functions.expand(snippet, self.conditions)
+        except ExpressionError as exc:
+            problem = (exc.message, exc.path or path)
+        except ConvectionError as exc:
+            problem = (str(exc), path)
+        if problem not in self.unexpanded:
+            self.unexpanded.add(problem)
+            self.error(*problem)
+        return snippet
+
+    def deletion_policy(self, snippet: ResourceSnippet) -> str:
+        raw = snippet.deletion_policy
+        if raw is None:
+            return "Delete"
+        path = (*snippet.path, "deletion_policy")
+        try:
+            value = functions.resolve(functions.expand(raw, self.conditions), self.conditions)
+        except ConvectionError as exc:
+            self.error(str(exc), path)
+            return "Delete"
+        allowed = self.t.version.deletion_policies
+        if not isinstance(value, str) or value not in allowed:
+            self.error(f'Invalid deletion policy "{value}"', path)
+            return "Delete"
+        return _POLICY_NAMES.get(value, value)
+
+    def resource(self, s: ResourceSnippet, enabled: Collection[str]) -> ResourceDefinition:
+        properties = self.expand(s.properties, (*s.path, "properties"))
+        metadata = self.expand(s.metadata, (*s.path, "metadata"))
+        for dep in s.depends_on:
+            if dep not in enabled:
+                self.error(
+                    f'The specified reference "{dep}" (in {s.name}) is incorrect.',
+                    (*s.path, "depends_on"),
+                )
+        implicit = set(functions.dependencies(properties))
+        implicit.update(functions.dependencies(metadata))
+        requires = {d for d in (*s.depends_on, *implicit) if d in enabled}
+        return ResourceDefinition(
+            name=s.name,
+            type=s.type,
+            resolved_type=self.resolve_type(s),
+            properties=properties,
+            metadata=metadata,
+            depends_on=s.depends_on,
+            requires=tuple(sorted(requires)),
+            deletion_policy=self.deletion_policy(s),
+            update_policy=self.expand(s.update_policy, (*s.path, "update_policy")),
+            description=s.description,
+            external_id=self.expand(s.external_id, (*s.path, "external_id")),
+            path=s.path,
+        )
+
+    def resolve_type(self, s: ResourceSnippet) -> str:
+        try:
+            return self.env.resource_registry.resolve(s.type, s.name).type_name
+        except ConvectionError as exc:
+            self.error(str(exc), (*s.path, "type"))
+            return s.type
+
+    def output(self, o: OutputSnippet) -> OutputDefinition:
+        on = self.enabled(o.condition, (*o.path, "condition"))
+        value = self.expand(o.value, (*o.path, "value")) if on else None
+        return OutputDefinition(o.name, value, o.description, o.path)
+
+
+def build_definition(
+    template: Template,
+    environment: Environment,
+    parameters: ParameterValues,
+    *,
+    catalog: TypeCatalog | None = None,
+    read: Callable[[str], Any] | None = None,
+) -> tuple[StackDefinition, Diagnostics]:
+    """Evaluate conditions, expand macros and check every reference.
+
+    Returns the definition even when diagnostics hold errors, so that
+    callers can report every problem; they must not act on it then.
+    Parameter *values* reach a definition only through its conditions,
+    which read them with ``read`` (default ``parameters.value``): the
+    compiler passes a recorder to learn which values a definition depends
+    on, so group members can share it (``convection.model._member_compile``).
+    """
+    b = _Builder(template, environment, parameters, catalog, read)
+    conditions = _evaluate_conditions(b)
+    enabled = [
+        n for n, s in template.resources.items() if b.enabled(s.condition, (*s.path, "condition"))
+    ]
+    enabled_set = frozenset(enabled)
+    resources = {n: b.resource(template.resources[n], enabled_set) for n in enabled}
+    outputs = {n: b.output(o) for n, o in template.outputs.items()}
+    types = {n: r.resolved_type for n, r in resources.items()}
+    lookups = None if catalog is None else _Lookups(catalog)
+    scope = _Scope(template, enabled_set, lookups, types)
+    _validate_functions(b, scope, resources.values(), outputs.values())
+    _validate_types(b, lookups, resources.values())
+    definition = StackDefinition(
+        template=template,
+        environment=environment,
+        parameters=parameters,
+        conditions=conditions,
+        resources=resources,
+        outputs=outputs,
+        disabled=frozenset(template.resources) - enabled_set,
+    )
+    return definition, b.diags
+
+
+def _evaluate_conditions(b: _Builder) -> dict[str, bool]:
+    """Every definition is checked for its shape, as Heat's
+    ``Conditions.validate`` does; values are reported where they are used,
+    because Heat evaluates a condition only when something needs it."""
+    values = {}
+    for name, tree in b.t.conditions.items():
+        if not isinstance(tree, bool | Function):
+            b.error(
+                f'The definition of condition "{name}" is invalid: {tree}', ("conditions", name)
+            )
+            continue
+        try:
+            values[name] = b.conditions.is_enabled(name)
+        except ConvectionError:
+            continue
+    return values
+
+
+def _validate_functions(
+    b: _Builder,
+    scope: _Scope,
+    resources: Iterable[ResourceDefinition],
+    outputs: Iterable[OutputDefinition],
+) -> None:
+    sub = Diagnostics()
+    for tree in b.t.conditions.values():
+        functions.validate(tree, scope, sub)
+    for r in resources:
+        functions.validate(r.properties, scope, sub)
+        functions.validate(r.metadata, scope, sub)
+    for o in outputs:
+        functions.validate(o.value, scope, sub)
+    for d in sub:
+        b.diags.add(d if d.mark is not None else replace(d, mark=b.t.source.mark(d.path)))
+
+
+def _validate_types(
+    b: _Builder, lookups: _Lookups | None, resources: Iterable[ResourceDefinition]
+) -> None:
+    if lookups is None:
+        return
+    sub = Diagnostics()
+    for r in resources:
+        info = lookups.lookup(r.resolved_type)
+        if info is None:
+            hint = _did_you_mean(r.type, lookups.catalog)
+            b.error(f"The Resource Type ({r.type}) could not be found.{hint}", (*r.path, "type"))
+            continue
+        info.validate_properties(r.properties, (*r.path, "properties"), sub)
+    for d in sub:
+        b.diags.add(d if d.mark is not None else replace(d, mark=b.t.source.mark(d.path)))
+
+
+def _did_you_mean(name: str, catalog: TypeCatalog) -> str:
+    names = getattr(catalog, "names", None)
+    if names is None:
+        return ""
+    close = difflib.get_close_matches(name, list(names()), n=1, cutoff=0.8)
+    return f" Did you mean {close[0]}?" if close else ""
