@@ -178,3 +178,40 @@ def test_signal_reaches_the_plugin(env: Any) -> None:
         env.stacks.signal("p", "s", "n", {})
     events = [e for e in env.stacks.events("p", "s") if e["resource_status"] == "SIGNAL_COMPLETE"]
     assert [e["resource_name"] for e in events] == ["a"]
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [("ext-123", "ext-456"), (None, "ext-456"), ("ext-123", None)],
+)
+def test_changing_external_id_fails_the_update_as_heat(
+    env: Any, before: str | None, after: str | None
+) -> None:
+    """Heat's Resource.update: any change of external_id is NotSupported;
+    the resource is left as it was, nothing is created or deleted."""
+
+    def template(external: str | None, note: str) -> str:
+        ext = f", external_id: {external}" if external else ""
+        return f"resources:\n  r: {{type: Test::Rec, properties: {{value: {note}}}{ext}}}\n"
+
+    env.create(template(before, "a"))
+    assert env.wait()["stack_status"] == "CREATE_COMPLETE"
+    env.rec.calls.clear()
+    env.update(template(after, "a"))
+    shown = env.wait()
+    assert shown["stack_status"] == "UPDATE_FAILED"
+    why = "Update to property external_id of r (Test::Rec) is not supported."
+    assert shown["stack_status_reason"] == (
+        f"Resource UPDATE failed: NotSupported: resources.r: {why}"
+    )
+    assert env.rec.ops("create", "update", "delete") == []
+
+
+def test_an_external_resource_is_never_updated(env: Any) -> None:
+    text = "resources:\n  r: {{type: Test::Rec, properties: {{value: {}}}, external_id: ext-1}}\n"
+    env.create(text.format("a"))
+    assert env.wait()["stack_status"] == "CREATE_COMPLETE"
+    env.update(text.format("b"))
+    assert env.wait()["stack_status"] == "UPDATE_COMPLETE"
+    assert env.rec.ops("create", "update", "delete") == []
+    assert env.resources()["r"]["physical_resource_id"] == "ext-1"

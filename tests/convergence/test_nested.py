@@ -90,7 +90,9 @@ def test_template_resource_runs_as_a_child_stack(env: Env) -> None:
     assert child.name.startswith("s-web-") and len(child.name) == len("s-web-") + 12
     assert (child.action, child.status) == ("CREATE", "COMPLETE")
     assert (child.parent_resource, child.root_id, child.nested_depth) == ("web", stack_id, 1)
-    assert outputs(env) == {"web_value": "hi-plain", "web_ref": child.id}
+    # Heat's TemplateResource.get_reference_id: the nested stack's ARN.
+    arn = f"arn:openstack:heat::p:stacks/{child.name}/{child.id}"
+    assert outputs(env) == {"web_value": "hi-plain", "web_ref": arn}
     web = env.resources()["web"]
     assert web["physical_resource_id"] == child.id
     root = env.store.get_stack_by_id(stack_id)

@@ -116,9 +116,15 @@ def _choose(
     planned = node.payload.get("action")
     if row.action == Action.INIT or planned == "CREATE":
         return "create", "new"
+    # Heat's Resource.update checks external_id before anything else: a
+    # change (added, removed or another id) fails the update, and an
+    # external resource is never updated otherwise.
+    if _text(external) != row.external_id:
+        what = f"Update to property external_id of {row.name} ({row.type})"
+        return "error", f"NotSupported: resources.{row.name}: {what} is not supported."
+    if external is not None:
+        return "noop", "external resource"
     if planned == "REPLACE" or _needs_replace(row, node, run, plugin):
-        return _restricted(run, row, "replace")
-    if external != row.external_id:
         return _restricted(run, row, "replace")
     decision = type(plugin).decide_update(row.properties, values)
     if decision.action is UpdateAction.NONE and row.status != Status.COMPLETE:

@@ -163,7 +163,9 @@ class EngineNestedStacks:
     def _began(self, stack_id: str, action: str) -> None:
         """This job started ``action`` on the child: its first poll needs no
         read (it is in progress), and its end wakes this run's node."""
-        self._begun[stack_id] = ChildState(action, Status.IN_PROGRESS, name=self._physical_name)
+        self._begun[stack_id] = ChildState(
+            action, Status.IN_PROGRESS, name=self._physical_name, project=self._run.stack.project
+        )
         self._hub.began(stack_id, (self._run.id, update_key(self._name)))
 
     def _new_stack(self, child: ChildStack, compiled: Compiled, stack_id: str) -> NewStack:
@@ -313,7 +315,9 @@ class EngineNestedStacks:
         self._hub.began(stack_id, (self._run.id, cleanup_key(self._row_id)))
         if self._hub.adopt is None or not await self._hub.restart_later(self._restart(op)):
             self._hub.started(start_operation(self._store, op, self._hub.warm))
-        self._begun[stack_id] = ChildState(Action.DELETE, Status.IN_PROGRESS, name=stack.name)
+        self._begun[stack_id] = ChildState(
+            Action.DELETE, Status.IN_PROGRESS, name=stack.name, project=stack.project
+        )
 
     def _restart(self, op: Operation) -> ChildRestart:
         """``op`` (a delete: no rows to allocate) as ``start_operation``
@@ -359,7 +363,9 @@ class EngineNestedStacks:
             op = whole_stack_operation(stack, stored, kind, action, self._run.config)
             self._hub.began(stack_id, (self._run.id, action_key(kind, self._name)))
             self._hub.started(start_operation(self._store, op, self._hub.warm))
-        self._begun[stack_id] = ChildState(action, Status.IN_PROGRESS, name=stack.name)
+        self._begun[stack_id] = ChildState(
+            action, Status.IN_PROGRESS, name=stack.name, project=stack.project
+        )
 
     async def state(self, stack_id: str) -> ChildState | None:
         begun = self._begun.get(stack_id)
@@ -372,7 +378,9 @@ class EngineNestedStacks:
                 return None
             if stack.status != Status.IN_PROGRESS:
                 self._hub.remember(stack)
-        return ChildState(stack.action, stack.status, stack.status_reason, stack.name)
+        return ChildState(
+            stack.action, stack.status, stack.status_reason, stack.name, stack.project
+        )
 
     async def outputs(self, stack_id: str) -> Mapping[str, JSON]:
         found = self._outputs.get(stack_id)

@@ -26,9 +26,6 @@ from convection.common import (
 from convection.hot import Template, load, parse_template
 from convection.model.definition import TypeCatalog, TypeInfo
 
-#: Attributes every template resource has besides its outputs (Heat's base).
-_BASE_ATTRIBUTES = frozenset({"show", "OS::stack_id"})
-
 
 @dataclass(frozen=True, slots=True)
 class TemplateTypeInfo:
@@ -42,9 +39,12 @@ class TemplateTypeInfo:
 
     @property
     def attribute_names(self) -> Collection[str] | None:
-        if self.template is None:
-            return None
-        return frozenset(self.template.outputs) | _BASE_ATTRIBUTES
+        """Any name: Heat checks ``get_attr`` names only for resources that
+        answer from their schema, and a TemplateResource answers itself
+        (its outputs, and ``resource.NAME...`` of its nested stack), so an
+        unknown name is an ``output_error`` when read, not a template error
+        (heat/engine/hot/functions.py ``GetAtt.validate``)."""
+        return None
 
     def validate_properties(self, properties: object, path: Path, diags: Diagnostics) -> None:
         where = "/".join(str(p) for p in path[:2])

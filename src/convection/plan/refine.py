@@ -105,12 +105,18 @@ def _settle_by_values(
     plugin = schemas.get(c.type)
     if plugin is None:
         return c
+    rdef = definition.resources[c.name]
     try:
-        properties = resolve(definition.resources[c.name].properties, resolver)
+        properties = resolve(rdef.properties, resolver)
+        external = None if rdef.external_id is None else resolve(rdef.external_id, resolver)
     except Unknown as exc:
         return dataclasses.replace(c, reason=f"definition changed; {exc}")
     except ConvectionError as exc:
         return dataclasses.replace(c, reason=str(exc))
+    if (None if external is None else str(external)) != row.external_id:
+        # Heat's Resource.update refuses this before looking at properties:
+        # the job fails it, so it keeps its node.
+        return dataclasses.replace(c, reason="external_id changed")
     action, reason = decide_update(plugin, row, properties, c.name)
     if action is Action.NOOP:
         if tuple(row.requires) != definition.resources[c.name].requires:

@@ -65,6 +65,8 @@ class ChildState:
     reason: str = ""
     #: The child's stack name (``<parent>-<resource>-<shortid>``).
     name: str = ""
+    #: The project the child belongs to (its owner's): part of its ARN.
+    project: str = ""
 
     @property
     def in_progress(self) -> bool:

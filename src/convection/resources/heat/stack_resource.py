@@ -25,6 +25,7 @@ from __future__ import annotations
 import abc
 import re
 from typing import Any, ClassVar
+from urllib.parse import quote
 
 from convection.common import JSON
 from convection.resources._context import ResourceContext
@@ -42,6 +43,39 @@ _CHILD_REASON = re.compile(
 )
 #: A child's failure reason without a path ("Resource CHECK failed: drift").
 _BARE_REASON = re.compile(r"^Resource \w+ failed: (?P<message>.*)$", re.DOTALL)
+#: ``get_attr: [owner, resource.NAME...]`` reads the nested stack's resources.
+RESOURCE_PREFIX = "resource."
+
+
+def stack_arn(project: str, name: str, stack_id: str) -> str:
+    """A stack's ARN, as Heat's ``HeatIdentifier.arn`` spells it."""
+    return (
+        f"arn:openstack:heat::{quote(project, '')}:stacks/{quote(name, '')}/{quote(stack_id, '')}"
+    )
+
+
+async def nested_attribute(ctx: ResourceContext, stack_id: str, key: str) -> JSON:
+    """``resource.NAME`` (that resource's reference id) or ``resource.NAME.ATTR``
+    (its attribute ATTR, which may itself be ``resource....`` of a stack it
+    owns) of the stack ``stack_id``: Heat's ``grouputils.get_nested_attrs``.
+    The rest of a ``get_attr`` path selects from the value, as for any
+    attribute. A name the stack lacks reads as nothing."""
+    parts = key.split(".", 2)  # ["resource", NAME] or ["resource", NAME, ATTR]
+    name = parts[1] if len(parts) > 1 else ""
+    rest = parts[2] if len(parts) > 2 else ""
+    found = {r.name: r for r in await ctx.nested.resources(stack_id)}.get(name)
+    if found is None:
+        return None
+    if not rest:
+        return found.reference_id
+    if rest in found.attributes:
+        return found.attributes[rest]
+    child = found.physical_id
+    if child is None or not rest.startswith(RESOURCE_PREFIX):
+        return None
+    if await ctx.nested.state(child) is None:  # it owns no stack
+        return None
+    return await nested_attribute(ctx, child, rest)
 
 
 def nested_failure(state: ChildState) -> ResourceFailure:

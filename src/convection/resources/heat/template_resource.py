@@ -3,8 +3,10 @@
 ``type: web.yaml``, or a registry mapping such as ``OS::Nova::Server:
 server.yaml``, makes a nested stack from that template (Heat's
 ``TemplateResource``): the resource's properties are the nested template's
-parameters, its attributes are the nested outputs, and an output named
-``OS::stack_id`` becomes its reference id.
+parameters, its attributes are the nested outputs and, as ``resource.NAME``
+and ``resource.NAME.ATTR``, the nested stack's resources; its reference id
+is the nested stack's ARN unless an output named ``OS::stack_id`` gives
+one (Heat's ``get_reference_id``).
 
 Why not a registered type: the type name is a file of the stack, not a
 class. The engine makes one instance per file name when a stack uses it,
@@ -24,7 +26,13 @@ from convection.resources._nested import ChildStack
 from convection.resources._plugin import Properties, ResourceFailure
 from convection.resources._schema import AttributeSchema
 from convection.resources._update import UpdateAction, UpdateDecision, changed_properties
-from convection.resources.heat.stack_resource import STACK_ID_ATTRIBUTE, StackResourcePlugin
+from convection.resources.heat.stack_resource import (
+    RESOURCE_PREFIX,
+    STACK_ID_ATTRIBUTE,
+    StackResourcePlugin,
+    nested_attribute,
+    stack_arn,
+)
 
 #: A property the engine keeps with the others: the template's digest, so a
 #: changed template file updates the nested stack even when no property
@@ -72,13 +80,19 @@ class TemplateResource(StackResourcePlugin):
         return ChildStack(template=self.text, parameters=params)
 
     async def reference_id(self, ctx: ResourceContext, props: Properties) -> JSON:
-        if ctx.physical_id is not None:
-            outputs = await self.outputs(ctx)
-            if outputs.get(STACK_ID_ATTRIBUTE) is not None:
-                return outputs[STACK_ID_ATTRIBUTE]
-        return await super().reference_id(ctx, props)
+        if ctx.physical_id is None:
+            return ctx.resource_name
+        outputs = await self.outputs(ctx)
+        if outputs.get(STACK_ID_ATTRIBUTE) is not None:
+            return outputs[STACK_ID_ATTRIBUTE]
+        state = await ctx.nested.state(ctx.physical_id)
+        if state is None:
+            return ctx.physical_id
+        return stack_arn(state.project, state.name, ctx.physical_id)
 
     async def attribute(self, ctx: ResourceContext, props: Properties, name: str) -> JSON:
+        if name.startswith(RESOURCE_PREFIX) and ctx.physical_id is not None:
+            return await nested_attribute(ctx, ctx.physical_id, name)
         outputs = await self.outputs(ctx)
         if name in outputs:
             return outputs[name]
