@@ -100,7 +100,7 @@ def test_anchors_aliases_and_merge_keys() -> None:
     [
         ("a:\n\tb: 1\n", "f.yaml:2:1", "tab character"),
         ("- 1\n- 2\n", "f.yaml:1:1", "not a JSON object or YAML mapping"),
-        ("a: [1, 2\n", "f.yaml:2:1", "invalid YAML"),
+        ("a: [1, 2\n", "f.yaml:2:1", "Error parsing template f.yaml"),
         ("a: 1\n---\nb: 2\n", "f.yaml:2:1", "single document"),
         ("x: !!binary aGVsbG8=\n", "f.yaml:1:4", "unsupported YAML tag"),
         ("x: !custom 1\n", "f.yaml:1:4", "unsupported YAML tag"),

@@ -385,7 +385,8 @@ def _yaml_error(exc: yaml.YAMLError, name: str, text: str) -> Diagnostic:
     if mark is not None and _char_at(text, mark.line, mark.column) == "\t":
         problem = "a tab character is not allowed here; YAML indentation must use spaces"
     context = getattr(exc, "context", None)
-    message = f"invalid YAML: {problem}" + (f" ({context})" if context else "")
+    # Heat's template_format.parse: "Error parsing template <url> <error>".
+    message = f"Error parsing template {name} {problem}" + (f" ({context})" if context else "")
     return Diagnostic(message, (), where)
 
 

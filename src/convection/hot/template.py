@@ -77,6 +77,13 @@ class Template:
 
 def _version(doc: Document, diags: Diagnostics) -> TemplateVersion | None:
     data = doc.data
+    present = [k for k in (VERSION_KEY, *_CFN_KEYS) if isinstance(data.get(k), str)]
+    if len(present) > 1:  # Heat's template.get_version
+        explanation = f"Ambiguous versions ({', '.join(present)})"
+        diags.add(
+            doc.source.diagnostic(f"The template version is invalid: {explanation}", (present[1],))
+        )
+        return None
     if VERSION_KEY not in data:
         if any(k in data for k in _CFN_KEYS):
             diags.add(
@@ -220,7 +227,7 @@ def _resource(p: _Parser, name: str, data: Any) -> ResourceSnippet | None:
         return None
     rtype = data["type"]
     if not isinstance(rtype, str):
-        p.error(f"Resource {name} type must be a string", (*path, "type"))
+        p.error(f"Resource {name} type type must be string", (*path, "type"))
         ok = False
     if "/" in name:
         p.error('Resource name may not contain "/"', path)
@@ -251,7 +258,8 @@ def _checked(
     else:
         value = p.parse(data[key], kpath)
     if not isinstance(value, (*types, Function)):
-        p.error(f"Resource {path[-1]} {key} must be {expect}, not {_type_name(value)}", kpath)
+        # Heat's words (HOTemplate20130523 validate_resource_key_type).
+        p.error(f"Resource {path[-1]} {key} type must be {expect}", kpath)
         raise _Skip
     return value
 
@@ -264,14 +272,14 @@ def _resource_fields(
     p: _Parser, name: str, data: dict[str, Any], path: Path
 ) -> dict[str, Any] | None:
     try:
-        properties = _checked(p, data, "properties", path, "a map", (dict,))
-        metadata = _checked(p, data, "metadata", path, "a map", (dict,))
-        update_policy = _checked(p, data, "update_policy", path, "a map", (dict,))
-        deletion_policy = _checked(p, data, "deletion_policy", path, "a string", (str,))
-        description = _checked(p, data, "description", path, "a string", (str,), parse="none")
-        external_id = _checked(p, data, "external_id", path, "a string", (str,))
+        properties = _checked(p, data, "properties", path, "object", (dict,))
+        metadata = _checked(p, data, "metadata", path, "object", (dict,))
+        update_policy = _checked(p, data, "update_policy", path, "object", (dict,))
+        deletion_policy = _checked(p, data, "deletion_policy", path, "string", (str,))
+        description = _checked(p, data, "description", path, "string", (str,), parse="none")
+        external_id = _checked(p, data, "external_id", path, "string", (str,))
         condition = _checked(
-            p, data, "condition", path, "a string or boolean", (str, bool), parse="condition"
+            p, data, "condition", path, "string or boolean", (str, bool), parse="condition"
         )
         depends = _depends_on(p, data, path)
     except _Skip:
@@ -303,7 +311,7 @@ def _depends_on(p: _Parser, data: dict[str, Any], path: Path) -> tuple[str, ...]
     if isinstance(raw, str):
         return (raw,)
     if not isinstance(raw, list):
-        p.error(f"Resource {path[-1]} depends_on must be a list or string", kpath)
+        p.error(f"Resource {path[-1]} depends_on type must be list or string", kpath)
         raise _Skip
     for i, dep in enumerate(raw):
         if not isinstance(dep, str):
