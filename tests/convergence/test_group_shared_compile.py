@@ -43,7 +43,13 @@ def test_members_keep_their_own_identity_and_parameters(memory_env: Env) -> None
     create(memory_env, GROUP, {"member.yaml": MEMBER})
     assert memory_env.wait()["stack_status"] == "CREATE_COMPLETE"
     out = shown(memory_env)
-    assert out["ids"] == out["refs"] and len(set(out["ids"])) == 4
-    assert len(set(out["names"])) == 4
+    assert len(set(out["ids"])) == 4 and len(set(out["names"])) == 4
+    # A template resource's reference id is its nested stack's ARN (Heat's
+    # TemplateResource.get_reference_id), so refs name each member's stack.
+    arns = [
+        f"arn:openstack:heat::p:stacks/{n}/{i}"
+        for n, i in zip(out["names"], out["ids"], strict=True)
+    ]
+    assert out["refs"] == arns
     assert all(n.startswith("s-group-") for n in out["names"])
     assert out["v"] == ["0", "1", "2", "3"]

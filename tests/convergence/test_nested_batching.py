@@ -88,7 +88,9 @@ def test_members_cost_a_fraction_of_a_transaction(tmp_path: Path) -> None:
         assert shown["stack_status"] == "CREATE_COMPLETE", shown["stack_status_reason"]
         [refs] = [o["output_value"] for o in shown["outputs"] if o["output_key"] == "refs"]
         members = {s.id: s for s in store.list_stacks("p") if s.nested_depth == 2}
-        assert sorted(refs) == sorted(members) and len(members) == 40
+        # Members are template resources: each ref is its stack's ARN.
+        arns = [f"arn:openstack:heat::p:stacks/{s.name}/{s.id}" for s in members.values()]
+        assert sorted(refs) == sorted(arns) and len(members) == 40
         assert {(s.action, s.status) for s in members.values()} == {("CREATE", "COMPLETE")}
         outs = sorted(s.outputs[0]["output_value"] for s in members.values())
         assert outs == sorted(f"{i}-x" for i in range(40))

@@ -2,15 +2,24 @@
 
 Heat's ``InstantiationData``: ``template`` (an object, or YAML/JSON text),
 ``environment`` (likewise), ``files``, ``environment_files`` (names in
-``files``, merged in order over ``environment``) and ``parameters``.
-As in Heat, ``parameters`` are merged over the ``environment``'s own
-parameters and the environment files then override both. Text is loaded
-under the names ``template`` and ``environment`` so errors carry
-``template:LINE:COLUMN``.
+``files``) and ``parameters``. Which values win is Heat's rule
+(``InstantiationData.environment`` in heat/api/openstack/v1/stacks.py, then
+``merge_environments`` in heat/common/environment_util.py):
+
+* without ``environment_files``, ``parameters`` are applied over the
+  ``environment``'s own parameters: the request's values win;
+* with ``environment_files``, the ``environment`` body is ignored (heatclient
+  sends its client-side merge of those same files there); ``parameters``
+  start the stack's parameters and the files are merged over them in order,
+  each with its merge strategies, so a file's value wins.
+
+Text is loaded under the names ``template`` and ``environment`` so errors
+carry ``template:LINE:COLUMN``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -30,21 +39,20 @@ def stack_inputs(body: Mapping[str, Any], limits: Limits) -> StackInputs:
     template = _template(body, limits)
     if template is None:
         raise ApiError(400, "No template specified", "HTTPBadRequest")
-    params = _object(body, "parameters")
+    environments, params = _environments(body, limits)
     return StackInputs(
-        template=template,
-        environments=_environments(body, params, limits),
-        files=_files(body),
+        template=template, environments=environments, files=_files(body), parameters=params
     )
 
 
 def stack_patch(body: Mapping[str, Any], limits: Limits) -> StackPatch:
     """A PATCH update's inputs: anything left out is the stored one."""
+    environments, params = _environments(body, limits)
     return StackPatch(
         template=_template(body, limits),
-        environments=_environments(body, {}, limits),
+        environments=environments,
         files=_files(body),
-        parameters=_object(body, "parameters"),
+        parameters=params,
     )
 
 
@@ -67,30 +75,39 @@ def _template(body: Mapping[str, Any], limits: Limits) -> Document | None:
 
 
 def _environments(
-    body: Mapping[str, Any], params: Mapping[str, Any], limits: Limits
-) -> tuple[Document, ...]:
-    base = _document(body.get(ENVIRONMENT), ENVIRONMENT, limits)
-    data: dict[str, Any] = dict(base.data) if base is not None else {}
-    if params:
-        merged = dict(data.get("parameters") or {})
-        merged.update(params)
-        data["parameters"] = merged
-        base = document(data, ENVIRONMENT)
-    docs = [base] if base is not None and (data or params) else []
-    files = _files(body)
+    body: Mapping[str, Any], limits: Limits
+) -> tuple[tuple[Document, ...], dict[str, Any]]:
+    """The environments a request gives, and the parameter values to merge
+    them over (see the module's docstring)."""
+    params = _object(body, "parameters")
     names = body.get("environment_files") or []
     if not isinstance(names, list):
         raise ApiError(400, "environment_files must be a list of names", "HTTPBadRequest")
-    for name in names:
-        text = files.get(str(name))
-        if text is None:
-            raise ApiError(
-                400, f"environment file {name} is not in the files of the request", "HTTPBadRequest"
-            )
-        found = _document(text, str(name), limits)
-        if found is not None:
-            docs.append(found)
-    return tuple(docs)
+    if names:
+        files = _files(body)
+        docs = []
+        for name in names:
+            text = files.get(str(name))
+            if text is None:
+                raise ApiError(
+                    400,
+                    f"environment file {name} is not in the files of the request",
+                    "HTTPBadRequest",
+                )
+            found = _document(text, str(name), limits)
+            if found is not None:
+                docs.append(found)
+        return tuple(docs), params
+    base = _document(body.get(ENVIRONMENT), ENVIRONMENT, limits)
+    if not params:
+        return ((base,) if base is not None and base.data else ()), {}
+    data: dict[str, Any] = dict(base.data) if base is not None else {}
+    own = data.get("parameters")
+    if own is None or isinstance(own, dict):  # otherwise its shape error is reported
+        data["parameters"] = {**(own or {}), **params}
+    if base is None:
+        return (document(data, ENVIRONMENT),), {}
+    return (dataclasses.replace(base, data=data),), {}
 
 
 def _document(value: Any, name: str, limits: Limits) -> Document | None:

@@ -58,6 +58,10 @@ def validate(
     environment: EnvOpt = None,
     parameter: ParamOpt = None,
     parameter_file: ParamFileOpt = None,
+    show_nested: Annotated[
+        bool,
+        typer.Option("--show-nested", help="Also show the parameters of nested stacks."),
+    ] = False,
     fmt: FormatOpt = Format.table,
 ) -> int:
     """Validate a template as Heat's template-validate does, listing every error."""
@@ -65,7 +69,7 @@ def validate(
 
     try:
         inputs = read_inputs(template, environment or [], parameter or [], parameter_file or [])
-        body, compiled = validate_template(inputs)
+        body, compiled = validate_template(inputs, show_nested=show_nested)
     except InvalidInput as exc:
         print_diagnostics(exc.diagnostics, fmt)
         return 1
@@ -77,6 +81,14 @@ def validate(
 def _validate_table(body: dict[str, Any]) -> None:
     if body.get("Description"):
         stdout.print(str(body["Description"]).strip(), markup=False, highlight=False)
+    _parameters_table(body)
+    _nested_tables(body.get("NestedParameters") or {}, ())
+    stdout.print("[green]Template is valid.[/green]")
+
+
+def _parameters_table(body: dict[str, Any]) -> None:
+    """The parameters of one stack; a hidden default stays masked on a
+    terminal (``-f json`` shows the body as Heat returns it)."""
     rows = []
     for name, p in body.get("Parameters", {}).items():
         default = "******" if p.get("NoEcho") == "true" and "Default" in p else p.get("Default")
@@ -86,7 +98,15 @@ def _validate_table(body: dict[str, Any]) -> None:
     for group in body.get("ParameterGroups", []):
         label = group.get("label", "")
         stdout.print(f"Group {label}: {', '.join(group.get('parameters', []))}", highlight=False)
-    stdout.print("[green]Template is valid.[/green]")
+
+
+def _nested_tables(nested: dict[str, Any], path: tuple[str, ...]) -> None:
+    """``--show-nested``: each nested stack's parameters, under its path."""
+    for name, entry in nested.items():
+        where = "/".join((*path, name))
+        stdout.print(f"Nested {where} ({entry.get('Type')})", markup=False, highlight=False)
+        _parameters_table(entry)
+        _nested_tables(entry.get("NestedParameters") or {}, (*path, name))
 
 
 @app.command("graph")

@@ -14,7 +14,7 @@ from typing import Any
 
 from convection.common import Action, Status
 from convection.convergence import lifecycle as lc
-from convection.convergence.nested_wake import child_secret, wake_owner
+from convection.convergence.nested_wake import wake_owner
 from convection.convergence.operations import stack_event
 from convection.convergence.outputs import compute_outputs
 from convection.convergence.run import TraversalRun
@@ -214,13 +214,7 @@ def _completion_fields(run: TraversalRun, status: str, now: datetime) -> dict[st
     template_id = run.stack.template_id
     outputs: list[dict[str, Any]] = []
     if run.definition is not None:
-        outputs = compute_outputs(
-            run.definition,
-            run.view.current,
-            run.registry,
-            child_secret(run.store, run.stack),
-            resolver=run.resolver,
-        )
+        outputs = compute_outputs(run.definition, run.view.current, resolver=run.resolver)
     return {"prev_template_id": template_id, "outputs": outputs}
 
 

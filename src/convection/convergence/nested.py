@@ -61,9 +61,6 @@ from convection.convergence.operations import (
 from convection.convergence.run import TraversalRun
 from convection.convergence.view import StackView
 from convection.hot import (
-    EVENT_SINKS,
-    PARAMETER_DEFAULTS,
-    RESOURCE_REGISTRY,
     Document,
     SourceMap,
     is_template_name,
@@ -74,6 +71,7 @@ from convection.model import (
     StackDefinition,
     StackIdentity,
     StackInputs,
+    child_environment,
     compile_stack,
 )
 from convection.plan import Action as PlanAction
@@ -442,7 +440,7 @@ class EngineNestedStacks:
         name = self._owner_type() if is_template_name(self._owner_type()) else "template"
         try:
             doc = self._hub.document(child.template, name, self._limits)
-            envs = [self._parent_environment()]
+            envs = [child_environment(self._run.definition, self._name)]
             if child.environment:
                 envs.append(Document("environment", dict(child.environment), SourceMap("env")))
             inputs = StackInputs(doc, tuple(envs), files, dict(child.parameters))
@@ -457,30 +455,6 @@ class EngineNestedStacks:
         except InvalidInput as exc:
             errors = [str(d) for d in exc.diagnostics if d.is_error] or [str(exc)]
             raise ResourceFailure("; ".join(errors[:3]), error="StackValidationFailed") from exc
-
-    def _parent_environment(self) -> Document:
-        """Heat's child environment: the owner's registry and
-        parameter_defaults, never its parameters."""
-        definition = self._run.definition
-        if definition is None:
-            return Document("environment", {}, SourceMap("environment"))
-        env = definition.environment
-        registry = env.resource_registry
-        rdef = definition.resources.get(self._name)
-        entry = None
-        if rdef is not None:
-            resolved = registry.resolve(rdef.type, rdef.name)
-            # Only a mapping to the template is removed (``type: web.yaml``
-            # written directly has no registry entry to remove).
-            mapped = resolved.is_template and resolved.requested != resolved.type_name
-            entry = resolved if mapped else None
-        data: dict[str, Any] = {
-            RESOURCE_REGISTRY: registry.for_nested(self._name, remove=entry).as_dict(),
-            PARAMETER_DEFAULTS: dict(env.parameter_defaults),
-        }
-        if env.event_sinks:
-            data[EVENT_SINKS] = [dict(s) for s in env.event_sinks]
-        return Document("environment", data, SourceMap("environment"))
 
     def _put(self, compiled: Compiled, stack_id: str) -> int:
         template_id = self._store.put_template(

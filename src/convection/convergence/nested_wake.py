@@ -1,4 +1,4 @@
-"""What a child stack's end tells its owner: a wake, and which outputs are secret.
+"""What a child stack's end tells its owner: a wake.
 
 The owner's node sleeps on a poll timer while its child runs. Rather than
 wait for that timer, the end of the child's traversal writes a due-now
@@ -9,9 +9,7 @@ then, and needing no engine of the owner's in this process.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any
 
 from convection.convergence import signal_wake
 from convection.plan import NodeKind, action_key, update_key
@@ -57,19 +55,3 @@ def _keys(name: str, action: str) -> list[str]:
 def _waits(store: Store, traversal_id: str, key: str) -> bool:
     node = store.get_node(traversal_id, key)
     return node is not None and (signal_wake.polling(node) or node.state == "running")
-
-
-def child_secret(store: Store, stack: StackRecord) -> Callable[[Any, str | None], bool]:
-    """For outputs: whether an attribute of a resource that owns a child
-    stack comes from a secret output of that child (None: any output)."""
-
-    def secret(row: Any, name: str | None) -> bool:
-        child_id = getattr(row, "physical_id", None)
-        child = store.get_stack_by_id(child_id) if isinstance(child_id, str) else None
-        if child is None or child.parent_id != stack.id:
-            return False
-        return any(
-            o.get("secret") and (name is None or o.get("output_key") == name) for o in child.outputs
-        )
-
-    return secret

@@ -9,9 +9,11 @@ from .constraints import (
     CustomConstraint,
     Length,
     Range,
+    bool_from_string,
     check_all,
     custom_constraint_names,
     register_custom_constraint,
+    str_to_num,
 )
 from .environment import (
     EVENT_SINKS,
@@ -25,7 +27,7 @@ from .environment import (
 )
 from .files import FileSource, collect_files, file_url, load_stack_files
 from .functions.base import Function, has_functions, resolve, to_data
-from .functions.refs import PathValue, select_from_attribute
+from .functions.refs import PathValue, computed_references, select_from_attribute
 from .loader import Document, SourceMap, load
 from .parameters import (
     ParameterValues,
@@ -60,9 +62,11 @@ __all__ = [
     "Template",
     "TemplateVersion",
     "all_versions",
+    "bool_from_string",
     "changed_immutable",
     "check_all",
     "collect_files",
+    "computed_references",
     "custom_constraint_names",
     "file_url",
     "function_descriptions",
@@ -80,6 +84,7 @@ __all__ = [
     "resolve",
     "resolve_parameters",
     "select_from_attribute",
+    "str_to_num",
     "to_data",
     "validate_output",
 ]

@@ -557,6 +557,12 @@ def validate_output(
     into ``ConstraintDescription``. ``Default`` is the effective default
     (``parameter_defaults`` first); ``Value`` appears only for a truthy
     supplied value. Pseudo-parameters are not listed.
+
+    A hidden parameter's ``Default`` and ``Value`` are shown as given, only
+    ``NoEcho`` says it is hidden: Heat's ``format_validate_parameter`` takes
+    ``param.default()`` and ``param.user_value``, which never mask (only a
+    parameter's text form, ``str(param)``, does). Validate answers whoever
+    may read the template, and the template holds that default anyway.
     """
     supplied = supplied or {}
     parameter_defaults = parameter_defaults or {}
@@ -579,9 +585,9 @@ def _api_parameter(schema: ParameterSchema, user: Any, user_default: Any) -> dic
     }
     default = user_default if user_default is not None else schema.default
     if default is not None:
-        res["Default"] = MASK if schema.hidden else copy.deepcopy(default)
+        res["Default"] = copy.deepcopy(default)
     if user:
-        res["Value"] = MASK if schema.hidden else copy.deepcopy(user)
+        res["Value"] = copy.deepcopy(user)
     if schema.tags:
         res["Tags"] = list(schema.tags)
     descriptions: list[str] = []

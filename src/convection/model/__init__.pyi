@@ -2,6 +2,7 @@
 on first use (lazy_loader reads this stub)."""
 
 from ._member_compile import MemberCompiles
+from .child_environment import child_environment
 from .compiler import Compiled, StackIdentity, StackInputs, compile_stack
 from .definition import ResourceDefinition, StackDefinition, TypeCatalog
 from .graph import CycleError, Graph
@@ -74,6 +75,7 @@ __all__ = [
     "calculate_new_capacity",
     "chain_template",
     "check_scaling_allowed",
+    "child_environment",
     "compile_stack",
     "finished_scaling",
     "group_template",

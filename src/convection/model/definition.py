@@ -26,6 +26,7 @@ from convection.hot import (
     ResourceSnippet,
     Template,
     TemplateVersion,
+    computed_references,
     functions,
 )
 
@@ -169,8 +170,13 @@ class _Builder:
             self.error(str(exc), path)
         return False
 
-    def expand(self, snippet: Any, path: Path) -> Any:
+    def expand(self, snippet: Any, path: Path, absent: Any = None) -> Any:
         """Expand the macros in ``snippet`` (found at ``path``).
+
+        A whole section that a two-argument ``if`` drops (2021-04-16:
+        ``properties: {if: [cond, {...}]}`` with ``cond`` false) is treated
+        as if it were not written, as Heat's IfNullable documents: it is
+        ``absent``, the section's value when left out.
 
         A condition an ``if`` needs may fail to evaluate (a parameter with no
         value, a broken definition). That is reported once, where the
@@ -178,7 +184,8 @@ class _Builder:
         the template is still checked.
         """
         try:
-            return functions.expand(snippet, self.conditions)
+            expanded = functions.expand(snippet, self.conditions)
+            return absent if expanded is functions.DROP else expanded
         except ExpressionError as exc:
             problem = (exc.message, exc.path or path)
         except ConvectionError as exc:
@@ -194,7 +201,10 @@ class _Builder:
             return "Delete"
         path = (*snippet.path, "deletion_policy")
         try:
-            value = functions.resolve(functions.expand(raw, self.conditions), self.conditions)
+            value = functions.expand(raw, self.conditions)
+            if value is functions.DROP:
+                return "Delete"
+            value = functions.resolve(value, self.conditions)
         except ConvectionError as exc:
             self.error(str(exc), path)
             return "Delete"
@@ -205,7 +215,7 @@ class _Builder:
         return _POLICY_NAMES.get(value, value)
 
     def resource(self, s: ResourceSnippet, enabled: Collection[str]) -> ResourceDefinition:
-        properties = self.expand(s.properties, (*s.path, "properties"))
+        properties = self.expand(s.properties, (*s.path, "properties"), {})
         metadata = self.expand(s.metadata, (*s.path, "metadata"))
         for dep in s.depends_on:
             if dep not in enabled:
@@ -272,6 +282,7 @@ def build_definition(
     types = {n: r.resolved_type for n, r in resources.items()}
     lookups = None if catalog is None else _Lookups(catalog)
     scope = _Scope(template, enabled_set, lookups, types)
+    resources = _computed_edges(b, scope, resources, outputs.values())
     _validate_functions(b, scope, resources.values(), outputs.values())
     _validate_types(b, lookups, resources.values())
     definition = StackDefinition(
@@ -302,6 +313,34 @@ def _evaluate_conditions(b: _Builder) -> dict[str, bool]:
         except ConvectionError:
             continue
     return values
+
+
+def _computed_edges(
+    b: _Builder,
+    scope: _Scope,
+    resources: dict[str, ResourceDefinition],
+    outputs: Iterable[OutputDefinition],
+) -> dict[str, ResourceDefinition]:
+    """Add the edges of references whose resource name is computed
+    (``get_resource: {get_param: which}``), which Heat resolves, with the
+    parameters' values, when it builds the graph; and check those names.
+    One pass over each snippet, so the graph stays O(V+E)."""
+    sub = Diagnostics()
+    read, files = b.conditions.parameter, b.t.files
+    out = resources
+    for name, r in resources.items():
+        found = set(computed_references(r.properties, read, files, scope, sub))
+        found.update(computed_references(r.metadata, read, files, scope, sub))
+        if not found.issubset(r.requires):
+            if out is resources:
+                out = dict(resources)
+            out[name] = replace(r, requires=tuple(sorted(found.union(r.requires))))
+    for o in outputs:
+        for _ in computed_references(o.value, read, files, scope, sub):
+            pass
+    for d in sub:
+        b.diags.add(d if d.mark is not None else replace(d, mark=b.t.source.mark(d.path)))
+    return out
 
 
 def _validate_functions(

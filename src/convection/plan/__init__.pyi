@@ -16,7 +16,7 @@ from .model import (
     cleanup_key,
     update_key,
 )
-from .preview import PREVIEW_KEYS, preview
+from .preview import PREVIEW_KEYS, preview, preview_parameters, stored_entries
 from .refine import TypeSchemas, decide_update
 from .resolve import Lookup, RecordResolver, Unknown, reference_id
 from .text import format_changes, format_graph, format_plan
@@ -47,7 +47,9 @@ __all__ = [
     "format_graph",
     "format_plan",
     "preview",
+    "preview_parameters",
     "reference_id",
     "steps",
+    "stored_entries",
     "update_key",
 ]

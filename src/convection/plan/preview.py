@@ -10,6 +10,7 @@ saying it is decided when the update runs.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,6 +20,9 @@ from convection.plan.model import Action, Change, Plan
 from convection.store import ResourceRecord
 
 PREVIEW_KEYS = ("unchanged", "updated", "replaced", "added", "deleted")
+
+#: How Heat shows a hidden parameter's value.
+MASK = "******"
 
 _BUCKET = {
     Action.NOOP: "unchanged",
@@ -96,3 +100,62 @@ def _required_by(definition: StackDefinition | None) -> Mapping[str, tuple[str, 
             for dep in r.requires:
                 out.setdefault(dep, []).append(name)
     return {k: tuple(v) for k, v in out.items()}
+
+
+def preview_parameters(definition: StackDefinition) -> dict[str, str]:
+    """The ``parameters`` of Heat's stack preview (``format_stack``:
+    ``stack.parameters.map(str)``): every parameter with a value, the
+    pseudo-parameters (``OS::stack_id``, ``OS::stack_name``,
+    ``OS::project_id``) included, each as Heat's parameter text: a hidden
+    one masked, a list joined with commas, JSON as JSON, a boolean as
+    Python writes it (``True``)."""
+    values = definition.parameters
+    schemas = definition.template.parameters
+    out: dict[str, str] = {}
+    for name in values.names():
+        if values.is_hidden(name):
+            out[name] = MASK
+            continue
+        schema = schemas.get(name)
+        out[name] = _parameter_text(
+            schema.type if schema is not None else "string", values.value(name)
+        )
+    return out
+
+
+def _parameter_text(param_type: str, value: Any) -> str:
+    if param_type == "comma_delimited_list" and isinstance(value, list):
+        return ",".join(str(v) for v in value)
+    if param_type == "json":
+        return json.dumps(value)
+    return str(value)
+
+
+def stored_entries(
+    stored: Sequence[ResourceRecord], reason: str, *, stack_name: str = "", stack_id: str = ""
+) -> list[dict[str, Any]]:
+    """The current resources of a stored stack as preview entries, each
+    with ``reason``: a nested stack whose owner is deleted or replaced
+    goes with it, and one whose owner is unchanged is left as it is."""
+    current = Stored.split(stored).current
+    required_by: dict[str, list[str]] = {}
+    for row in current.values():
+        for dep in row.requires:
+            required_by.setdefault(dep, []).append(row.name)
+    return [
+        {
+            "resource_name": row.name,
+            "logical_resource_id": row.name,
+            "resource_type": row.type,
+            "physical_resource_id": row.physical_id or "",
+            "resource_action": str(row.action),
+            "resource_status": str(row.status),
+            "resource_status_reason": row.status_reason,
+            "required_by": sorted(required_by.get(row.name, ())),
+            "description": "",
+            "reason": reason,
+            "stack_name": stack_name,
+            "stack_identity": stack_id,
+        }
+        for row in sorted(current.values(), key=lambda r: r.name)
+    ]

@@ -1,7 +1,7 @@
 """The public names of ``convection.resources``, typed; ``__init__.py`` loads each
 on first use (lazy_loader reads this stub)."""
 
-from ._context import ApiAccess, Peer
+from ._context import ApiAccess, InMemoryContext, Peer
 from ._nested import ChildResource, ChildStack, ChildState
 from .api import (
     ActionNotSupported,
@@ -27,6 +27,7 @@ __all__ = [
     "ChildResource",
     "ChildStack",
     "ChildState",
+    "InMemoryContext",
     "NestedStacks",
     "Peer",
     "ResourceFailure",

@@ -113,10 +113,10 @@ class ResourcePlugin(abc.ABC):
     type_name: ClassVar[str]
     properties_schema: ClassVar[Mapping[str, PropertySchema]] = MappingProxyType({})
     attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = MappingProxyType({})
-    #: Attributes whose values are redacted wherever they are shown.
+    #: Attributes masked in ``resource show`` (none of Heat's own types has
+    #: one: Heat masks no attribute). An output the template writes shows
+    #: them, as Heat shows every output.
     secret_attributes: ClassVar[frozenset[str]] = frozenset()
-    #: The reference id (``get_resource``) is a secret too (RandomString).
-    secret_reference_id: ClassVar[bool] = False
     #: Take any properties and offer any attribute (OS::Heat::None).
     accepts_anything: ClassVar[bool] = False
     #: Every stack update visits the resource, changed or not, and asks

@@ -50,10 +50,11 @@ from convection.convergence import (
 )
 from convection.hot import changed_immutable, immutable_error, is_template_name
 from convection.model import Compiled, StackDefinition, StackIdentity, StackInputs, compile_stack
-from convection.plan import NodeKind, Plan, build_plan, preview
+from convection.plan import NodeKind, Plan, build_plan, preview, preview_parameters
 from convection.resources import NestedStacks, TypeRegistry, default_registry
 from convection.service import hooks as stack_hooks
 from convection.service import signals as stack_signals
+from convection.service.children import NestedPreview
 from convection.service.inputs import StackPatch, patch_inputs
 from convection.service.stacks_read import Dicts, StackReads
 from convection.store import (
@@ -211,9 +212,23 @@ class Stacks(StackReads):
 
     def preview_create(self, project: str, name: str, inputs: StackInputs) -> dict[str, Dicts]:
         """What a create would do, in Heat's preview shape (all "added")."""
+        changes: dict[str, Dicts] = self.preview_stack(project, name, inputs)["changes"]
+        return changes
+
+    def preview_stack(self, project: str, name: str, inputs: StackInputs) -> dict[str, Any]:
+        """Heat's ``preview_stack``: the stack that a create would make, not
+        stored. ``changes`` holds the preview buckets (all "added"),
+        ``parameters`` every parameter as Heat's ``format_stack`` shows it
+        (the pseudo-parameters of a stack with no id yet included, hidden
+        ones masked), ``description`` the template's."""
         compiled = self._compile(inputs, StackIdentity(name, "None", project))
         plan = build_plan(compiled.definition, [], self.registry, operation=Action.CREATE)
-        return preview(plan, compiled.definition, [], stack_name=name)
+        description = compiled.template.description or "No description"
+        return {
+            "changes": preview(plan, compiled.definition, [], stack_name=name),
+            "parameters": preview_parameters(compiled.definition),
+            "description": description,
+        }
 
     def preview_update(
         self,
@@ -223,16 +238,23 @@ class Stacks(StackReads):
         *,
         existing: bool = False,
         clear_parameters: Sequence[str] = (),
+        show_nested: bool = False,
     ) -> dict[str, Dicts]:
         """Heat's ``preview_update_stack``: unchanged, updated, replaced,
-        added and deleted resources, each with the reason."""
+        added and deleted resources, each with the reason; with
+        ``show_nested``, the resources of nested stacks and groups too
+        (:class:`convection.service.children.NestedPreview`)."""
         stack = self._live(project, name_or_id)
         merged = self._update_inputs(stack, inputs, existing, clear_parameters)
         compiled = self._compile(merged, StackIdentity(stack.name, stack.id, stack.project))
         self._check_immutable(stack, compiled)
         stored = self.store.list_resources(stack.id)
         plan = build_plan(compiled.definition, stored, self.registry, operation=Action.UPDATE)
-        return preview(plan, compiled.definition, stored, stack_name=stack.name, stack_id=stack.id)
+        out = preview(plan, compiled.definition, stored, stack_name=stack.name, stack_id=stack.id)
+        if show_nested:
+            nested = NestedPreview(self.store, self.registry, self.config.limits)
+            nested.extend(out, plan, compiled.definition, stored, stack)
+        return out
 
     def plan_update(
         self,
@@ -418,11 +440,12 @@ class Stacks(StackReads):
         )
 
     def _put_template(self, inputs: StackInputs, compiled: Compiled, stack_id: str) -> int:
+        environment = compiled.environment.env_as_dict()
         template_id = self.store.put_template(
-            dict(inputs.template.data), compiled.environment.env_as_dict(), dict(inputs.files)
+            dict(inputs.template.data), environment, dict(inputs.files)
         )
         self._definitions.put(template_id, stack_id, compiled.definition)
-        self._remember_head(template_id, inputs.template.data)
+        self._remember_head(template_id, inputs.template.data, environment)
         return template_id
 
     def _delete_hooks(self, stack: StackRecord) -> StackDefinition | None:

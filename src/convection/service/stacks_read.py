@@ -98,12 +98,8 @@ class StackReads:
         for stack, parent_resource in self._tree(project, name_or_id, nested_depth):
             rows = self.store.list_resources(stack.id, current_only=True)
             needed = required_by(rows)
-            secrets = self._child_secrets(stack) if detail else {}
             for r in rows:
-                secret = secrets.get(r.physical_id or "", frozenset())
-                view = resource_view(
-                    r, stack, needed.get(r.name, []), self.registry, detail=detail, secret=secret
-                )
+                view = resource_view(r, stack, needed.get(r.name, []), self.registry, detail=detail)
                 if parent_resource is not None:
                     view["parent_resource"] = parent_resource
                 found.append(view)
@@ -144,21 +140,10 @@ class StackReads:
         row = self._resource_row(stack, resource)
         rows = self.store.list_resources(stack.id, current_only=True)
         needed = required_by(rows).get(row.name, [])
-        secret = self._child_secrets(stack).get(row.physical_id or "", frozenset())
-        view = resource_view(row, stack, needed, self.registry, detail=True, secret=secret)
+        view = resource_view(row, stack, needed, self.registry, detail=True)
         if stack.parent_resource is not None:
             view["parent_resource"] = stack.parent_resource
         return view
-
-    def _child_secrets(self, stack: StackRecord) -> dict[str, frozenset[str]]:
-        """Child stack id -> its secret output names (one query). A
-        template resource stores its child's outputs as its attributes, and
-        an output of a hidden parameter must stay masked there too."""
-        children = self.store.list_stacks(stack.project, parent_id=stack.id)
-        return {
-            c.id: frozenset(str(o.get("output_key")) for o in c.outputs if o.get("secret"))
-            for c in children
-        }
 
     def events(
         self,
@@ -233,7 +218,7 @@ class StackReads:
     def environment(self, project: str, name_or_id: str) -> dict[str, Any]:
         """The merged environment stored with it; hidden parameter values masked."""
         record = self._template_record(project, name_or_id)
-        return masked_environment(record.environment, record.template)
+        return masked_environment(record.environment, record.template, record.files)
 
     def files(self, project: str, name_or_id: str) -> dict[str, str]:
         """The ``files`` map stored with it (get_file contents, nested templates)."""
@@ -296,18 +281,24 @@ class StackReads:
             return None
         found = self._heads.get(template_id)
         if found is None:
-            found = self._remember_head(template_id, self.store.get_template(template_id).template)
+            record = self.store.get_template(template_id)
+            found = self._remember_head(template_id, record.template, record.environment)
         return found
 
-    def _remember_head(self, template_id: int, template: Mapping[str, Any]) -> TemplateRecord:
-        """Keep what a stack view reads of ``template``; a caller that just
-        stored it seeds this, so showing a 10,000-resource stack after its
-        create does not read and decode the whole template back."""
+    def _remember_head(
+        self, template_id: int, template: Mapping[str, Any], environment: Mapping[str, Any]
+    ) -> TemplateRecord:
+        """Keep what a stack view reads of ``template`` and its
+        ``environment`` (the ``parameter_defaults``, which a parameter's
+        shown value may come from); a caller that just stored it seeds this,
+        so showing a 10,000-resource stack after its create does not read
+        and decode the whole template back."""
         if len(self._heads) >= _CACHE_SIZE:
             self._heads.clear()
         head = {k: v for k, v in template.items() if k in ("description", "parameters")}
+        env = {k: v for k, v in environment.items() if k == "parameter_defaults"}
         found = self._heads[template_id] = TemplateRecord(
-            id=template_id, template=head, environment={}
+            id=template_id, template=head, environment=env
         )
         return found
 

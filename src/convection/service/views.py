@@ -2,18 +2,22 @@
 
 Field names are Heat's (``stack_status``, ``resource_status_reason``,
 ``output_key``...), so clients and scripts written for Heat read them as
-they are. Every secret is redacted here, at the boundary: hidden parameter
-values, outputs computed from secrets, and secret attributes.
+they are. What Heat masks is masked here, at the boundary: the values of
+hidden parameters (in ``parameters`` and the stored environment) and the
+attributes a plugin declares secret. Outputs are shown as they resolved,
+as Heat's ``format_stack_output`` does: a template author who writes an
+output of a hidden parameter, or of a generated password, asked to see it.
 """
 
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from convection.common import Action, Status, state_name
+from convection.common import Action, ConvectionError, Status, state_name
 from convection.store import EventRecord, ResourceRecord, StackRecord, TemplateRecord
 
 if TYPE_CHECKING:
@@ -29,19 +33,48 @@ def iso(value: datetime | None) -> str | None:
 
 
 def masked_environment(
-    environment: Mapping[str, Any], template: Mapping[str, Any]
+    environment: Mapping[str, Any],
+    template: Mapping[str, Any],
+    files: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """A stored environment as Heat's ``GET .../environment`` shows it:
     values of hidden parameters masked in ``parameters`` and
-    ``parameter_defaults``."""
+    ``parameter_defaults``. As Heat's ``all_param_schemata``, a name is
+    judged by the stack's template, else by the templates among ``files``
+    (nested ones: ``parameter_defaults`` reach them too)."""
     out = copy.deepcopy(dict(environment))
-    hidden = hidden_parameters(template)
+    schemas = _file_parameter_schemas(files or {})
+    schemas.update(_parameter_section(template))
+    hidden = {n for n, spec in schemas.items() if isinstance(spec, Mapping) and spec.get("hidden")}
     for section in ("parameters", "parameter_defaults"):
         values = out.get(section)
         if isinstance(values, dict):
             for name in hidden & values.keys():
                 values[name] = MASK
     return out
+
+
+def _parameter_section(template: Mapping[str, Any]) -> dict[str, Any]:
+    params = template.get("parameters")
+    return dict(params) if isinstance(params, Mapping) else {}
+
+
+def _file_parameter_schemas(files: Mapping[str, str]) -> dict[str, Any]:
+    """The parameter sections of the HOT templates among ``files``, later
+    files over earlier ones; other files (scripts, data) are skipped."""
+    found: dict[str, Any] = {}
+    for name, text in files.items():
+        if not isinstance(text, str) or "heat_template_version" not in text:
+            continue
+        from convection.hot import load  # only once there is a template to read
+
+        try:
+            data = load(text, name).data
+        except ConvectionError:
+            continue
+        if isinstance(data, Mapping) and "heat_template_version" in data:
+            found.update(_parameter_section(data))
+    return found
 
 
 def hidden_parameters(template: Mapping[str, Any]) -> frozenset[str]:
@@ -51,30 +84,57 @@ def hidden_parameters(template: Mapping[str, Any]) -> frozenset[str]:
     )
 
 
-def parameter_view(stack: StackRecord, template: TemplateRecord | None) -> dict[str, Any]:
-    """Given values over template defaults, pseudo-parameters included,
-    hidden values masked."""
+def parameter_view(stack: StackRecord, template: TemplateRecord | None) -> dict[str, str]:
+    """Heat's stack show ``parameters`` (``Parameters.map(str)``): the
+    pseudo-parameters, then every template parameter with a value, each as
+    text, hidden ones as ``******``. A value is the one given, else the
+    environment's ``parameter_defaults`` one, else the template default
+    (``None`` at any level counts as not given, as in Heat)."""
     raw = template.template if template is not None else {}
-    out: dict[str, Any] = {
-        "OS::project_id": stack.project,
+    env = template.environment if template is not None else {}
+    defaults = env.get("parameter_defaults") if isinstance(env, Mapping) else None
+    defaults = defaults if isinstance(defaults, Mapping) else {}
+    out: dict[str, str] = {
         "OS::stack_id": stack.id,
+        "OS::project_id": stack.project,
         "OS::stack_name": stack.name,
     }
     for name, spec in (raw.get("parameters") or {}).items():
-        if isinstance(spec, dict) and "default" in spec:
-            out[name] = spec["default"]
-    out.update(stack.parameters)
-    for name in hidden_parameters(raw):
-        if name in out:
-            out[name] = MASK
+        if not isinstance(spec, Mapping):
+            continue
+        value = stack.parameters.get(name)
+        for fallback in (defaults.get(name), spec.get("default")):
+            if value is None:
+                value = fallback
+        if value is not None:
+            out[name] = MASK if spec.get("hidden") else parameter_text(spec.get("type"), value)
     return out
+
+
+def parameter_text(ptype: Any, value: Any) -> str:
+    """A parameter's value as Heat's ``str(Parameter)`` writes it: read in
+    its type first (a number ``"10"`` is ``10``, a boolean ``"yes"`` is
+    ``True``), then lists joined with commas and JSON dumped."""
+    from convection.hot import bool_from_string, str_to_num  # only where shown
+
+    try:
+        if ptype == "number":
+            return str(str_to_num(value))
+        if ptype == "boolean":
+            return str(bool_from_string(str(value)))
+        if ptype == "comma_delimited_list" and isinstance(value, list):
+            return ",".join(str(x) for x in value)
+        if ptype == "json":
+            return json.dumps(json.loads(value) if isinstance(value, str) and value else value)
+    except (TypeError, ValueError):
+        pass  # stored before it was checked: shown as it was given
+    return str(value)
 
 
 def output_view(output: Mapping[str, Any]) -> dict[str, Any]:
-    out = {k: v for k, v in output.items() if k != "secret"}
-    if output.get("secret") and out.get("output_value") is not None:
-        out["output_value"] = MASK
-    return out
+    """An output as Heat shows it: the value as resolved, never masked.
+    (Rows stored before this rule may carry a ``secret`` flag: dropped.)"""
+    return {k: v for k, v in output.items() if k != "secret"}
 
 
 def template_description(template: TemplateRecord | None) -> str:
@@ -139,10 +199,8 @@ def resource_view(
     registry: TypeRegistry | None = None,
     *,
     detail: bool = False,
-    secret: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
-    """``secret``: attribute names to mask besides the plugin's own (a
-    nested-stack owner's attributes that are its child's secret outputs)."""
+    """Heat's ``format_stack_resource``; with ``detail``, its attributes."""
     out: dict[str, Any] = {
         "resource_name": row.name,
         "logical_resource_id": row.name,
@@ -158,15 +216,16 @@ def resource_view(
         "stack_identity": stack.id,
     }
     if detail:
-        out["attributes"] = _attributes(row, registry, secret)
+        out["attributes"] = _attributes(row, registry)
     return out
 
 
-def _attributes(
-    row: ResourceRecord, registry: TypeRegistry | None, extra: frozenset[str]
-) -> dict[str, Any]:
+def _attributes(row: ResourceRecord, registry: TypeRegistry | None) -> dict[str, Any]:
+    """The stored attributes, as Heat's ``format_resource_attributes``
+    shows them (no attribute of Heat's own types is masked: RandomString's
+    ``value`` is shown), but for those a plugin declares secret."""
     plugin = registry.get(row.type) if registry is not None else None
-    secret = (plugin.secret_attributes if plugin is not None else frozenset()) | extra
+    secret = plugin.secret_attributes if plugin is not None else frozenset()
     return {k: MASK if k in secret and v is not None else v for k, v in row.attributes.items()}
 
 

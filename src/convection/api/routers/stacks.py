@@ -25,7 +25,7 @@ from convection.api.routers._common import (
     int_param,
     limits,
 )
-from convection.service import FILTER_KEYS, MASK, Stacks, hidden_parameters, iso
+from convection.service import FILTER_KEYS, Stacks, iso
 
 router = APIRouter(prefix=PREFIX, tags=["stacks"])
 
@@ -106,11 +106,8 @@ def preview_stack(
 ) -> dict[str, Any]:
     name = _stack_name(body)
     given = inputs.stack_inputs(body, limits(stacks))
-    result = stacks.preview_create(principal.project, name, given)
-    params = dict(body.get("parameters") or {})
-    for hidden in hidden_parameters(given.template.data) & params.keys():
-        params[hidden] = MASK
-    description = str(given.template.data.get("description") or "No description")
+    result = stacks.preview_stack(principal.project, name, given)
+    description = result["description"]
     stack = {
         "id": "None",
         "stack_name": name,
@@ -121,14 +118,14 @@ def preview_stack(
         "deletion_time": None,
         "disable_rollback": bool_param(body.get("disable_rollback", True), "disable_rollback"),
         "timeout_mins": _timeout(body),
-        "parameters": params,
+        "parameters": result["parameters"],
         "capabilities": [],
         "notification_topics": [],
         "stack_owner": None,
         "parent": None,
         "stack_user_project_id": None,
         "tags": _tags(body.get("tags")) or None,
-        "resources": result.get("added", []),
+        "resources": result["changes"].get("added", []),
         "links": [{"href": stack_url(request, principal.project, name, "None"), "rel": "self"}],
     }
     return {"stack": stack}
@@ -192,8 +189,13 @@ def preview_update(
     body: JsonObject,
 ) -> dict[str, Any]:
     stack = identified(stacks, principal, stack_name, stack_id)
+    # Heat reads ``show_nested`` from the query (heatclient puts it there).
+    show_nested = bool_param(request.query_params.get("show_nested", False), "show_nested")
     changes = stacks.preview_update(
-        principal.project, stack["id"], **_update_inputs(request, stacks, body)
+        principal.project,
+        stack["id"],
+        **_update_inputs(request, stacks, body),
+        show_nested=show_nested,
     )
     return {"resource_changes": changes}
 

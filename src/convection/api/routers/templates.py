@@ -25,9 +25,19 @@ HOT_KEY = "heat_template_version"
 
 
 @router.post("/validate", summary="Validate a template")
-def validate(principal: Reader, stacks: Service, body: JsonObject) -> dict[str, Any]:
+def validate(
+    request: Request, principal: Reader, stacks: Service, body: JsonObject
+) -> dict[str, Any]:
+    """Heat's ValidateTemplate; ``show_nested`` is Heat's query parameter
+    (heatclient sends it there), and a body key of that name is read too."""
     given = inputs.stack_inputs(body, limits(stacks))
-    result, _ = validate_template(given, registry=stacks.registry, limits=limits(stacks))
+    raw = request.query_params.get("show_nested", body.get("show_nested", False))
+    result, _ = validate_template(
+        given,
+        registry=stacks.registry,
+        limits=limits(stacks),
+        show_nested=bool_param(raw, "show_nested"),
+    )
     return result
 
 

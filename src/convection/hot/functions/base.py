@@ -108,7 +108,8 @@ class Function:
 
     __slots__ = ("args", "name", "path")
 
-    #: One line for ``template function list`` (Heat shows a docstring line).
+    #: What ``template function list`` says of it: Heat's words, the summary
+    #: line of its function class's docstring (``pydoc.splitdoc``).
     summary: ClassVar[str] = ""
 
     def __init__(self, name: str, args: Any, path: Path) -> None:

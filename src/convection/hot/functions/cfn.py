@@ -59,7 +59,7 @@ class GetAZs(Function):
     """
 
     __slots__ = ()
-    summary = 'The availability zones (always ["nova"] without a zone source).'
+    summary = "A function for retrieving the availability zones."
 
     def result(self, resolver: Resolver) -> Any:
         zones = getattr(resolver, "availability_zones", None)
@@ -75,7 +75,7 @@ class Ref(Function):
     """
 
     __slots__ = ("_parameter",)
-    summary = "A resource's reference id, or else a parameter's value."
+    summary = "A function for resolving parameters or resource references."
 
     def __init__(self, name: str, args: Any, path: Path) -> None:
         super().__init__(name, args, path)
@@ -110,7 +110,7 @@ class Select(Shaped):
     """``Fn::Select: [index, list or map]``; a missing item is ``''``."""
 
     __slots__ = ()
-    summary = "Selects an item from a list or a map; missing items give ''."
+    summary = "A function for selecting an item from a list or map."
 
     def check(self, args: Any) -> None:
         if not isinstance(args, list) or len(args) != 2:
@@ -159,7 +159,7 @@ class Split(Shaped):
     """``Fn::Split: [delimiter, string]``."""
 
     __slots__ = ()
-    summary = "Splits a string by a delimiter into a list."
+    summary = "A function for splitting strings."
 
     def check(self, args: Any) -> None:
         if not isinstance(args, list) or len(args) != 2:
@@ -202,7 +202,7 @@ class Base64(Function):
     plain text and keeps this only so CloudFormation-style templates work."""
 
     __slots__ = ()
-    summary = "The string itself (Heat accepts user data unencoded)."
+    summary = "A placeholder function for converting to base64."
 
     def result(self, resolver: Resolver) -> Any:
         value = resolve(self.args, resolver)
@@ -219,7 +219,7 @@ class MemberListToMap(Shaped):
     the AWS query-string encoding of a map, decoded."""
 
     __slots__ = ()
-    summary = "Decodes an AWS-style member list into a map."
+    summary = "A function to convert lists with enumerated keys and values to mapping."
 
     def check(self, args: Any) -> None:
         if not isinstance(args, list) or len(args) != 3:

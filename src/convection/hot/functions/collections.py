@@ -54,7 +54,7 @@ class Repeat(Shaped):
     of the template per combination of the lists' items."""
 
     __slots__ = ()
-    summary = "Copies a template once per combination of the items of lists."
+    summary = "A function for iterating over a list of items."
     #: 2016-10-14: a map's keys may be iterated too.
     maps: ClassVar[bool] = False
     #: 2017-09-01: ``permutations`` chooses product (true) or zip (false).
@@ -162,6 +162,7 @@ class RepeatWithMap(Repeat):
     """``repeat`` from 2016-10-14: a map in ``for_each`` iterates its keys."""
 
     __slots__ = ()
+    summary = "A function for iterating over a list of items or a dict of keys."
     maps = True
 
 
@@ -177,7 +178,7 @@ class MapMerge(Function):
     """``map_merge: [map, ...]`` (2016-04-08): later keys win."""
 
     __slots__ = ()
-    summary = "Merges maps; a later map's keys win."
+    summary = "A function for merging maps."
 
     def result(self, resolver: Resolver) -> Any:
         args = resolve(self.args, resolver)
@@ -201,7 +202,7 @@ class MapReplace(Function):
     (2016-10-14). A key renamed onto another key is an error, not a merge."""
 
     __slots__ = ()
-    summary = "Renames the keys and replaces the values of a map."
+    summary = "A function for performing substitutions on maps."
 
     @property
     def _example(self) -> str:
@@ -258,7 +259,7 @@ class Filter(Shaped):
     """``filter: [values, list]`` (2017-02-24): the list without the values."""
 
     __slots__ = ()
-    summary = "Removes the given values from a list."
+    summary = "A function for filtering out values from lists."
 
     def check(self, args: Any) -> None:
         if not isinstance(args, list):
@@ -288,7 +289,7 @@ class ListConcat(Function):
     """``list_concat: [list, ...]`` (2017-09-01)."""
 
     __slots__ = ()
-    summary = "Concatenates lists."
+    summary = "A function for extending lists."
     unique: ClassVar[bool] = False
 
     def result(self, resolver: Resolver) -> Any:
@@ -327,5 +328,5 @@ class ListConcatUnique(ListConcat):
     """``list_concat_unique`` (2017-09-01): concatenated, without repeats."""
 
     __slots__ = ()
-    summary = "Concatenates lists, keeping each value once."
+    summary = "A function for extending lists with unique items."
     unique = True

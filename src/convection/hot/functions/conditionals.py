@@ -70,7 +70,7 @@ class If(Macro):
     """``if: [condition, value_if_true, value_if_false]`` (2016-10-14)."""
 
     __slots__ = ()
-    summary = "Chooses between two values by a condition."
+    summary = "A function to return corresponding value based on condition evaluation."
     #: The version's table for condition expressions; bound per version.
     conditions: ClassVar[FunctionTable] = {}
     #: 2021-04-16: ``value_if_false`` may be omitted.
@@ -138,7 +138,7 @@ class Equals(Shaped):
     """``equals: [a, b]``: Python equality of the resolved values, as in Heat."""
 
     __slots__ = ()
-    summary = "Whether two values are equal."
+    summary = "A function for comparing whether two values are equal."
 
     def check(self, args: Any) -> None:
         if not isinstance(args, list) or len(args) != 2:
@@ -154,7 +154,7 @@ class Not(Function):
     """``not: condition``."""
 
     __slots__ = ()
-    summary = "The negation of a condition."
+    summary = "A function that acts as a NOT operator on a condition."
 
     def __init__(self, name: str, args: Any, path: Path) -> None:
         super().__init__(name, args, path)
@@ -170,7 +170,7 @@ class And(Function):
     first and names are looked up until one is false, as in Heat."""
 
     __slots__ = ()
-    summary = "Whether all of the conditions are true."
+    summary = "A function that acts as an AND operator on conditions."
 
     def __init__(self, name: str, args: Any, path: Path) -> None:
         super().__init__(name, args, path)
@@ -188,7 +188,7 @@ class Or(And):
     """``or: [condition, condition, ...]``."""
 
     __slots__ = ()
-    summary = "Whether any of the conditions is true."
+    summary = "A function that acts as an OR operator on conditions."
 
     def result(self, resolver: Resolver) -> Any:
         values = resolve(self.args, resolver)
@@ -199,7 +199,7 @@ class Contains(Shaped):
     """``contains: [value, sequence]`` (2017-09-01)."""
 
     __slots__ = ()
-    summary = "Whether a value is in a sequence."
+    summary = "A function for checking whether specific value is in sequence."
 
     def check(self, args: Any) -> None:
         if not args or not isinstance(args, list):

@@ -17,10 +17,10 @@ resolver.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterator
-from typing import Any, ClassVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, ClassVar, NoReturn, TypeGuard
 
-from convection.common import Diagnostics, Path, format_path
+from convection.common import Diagnostics, ExpressionError, Path, format_path
 from convection.hot.functions.base import (
     ArgumentError,
     Function,
@@ -105,7 +105,7 @@ class GetParam(Function):
     """
 
     __slots__ = ()
-    summary = "The value of a template parameter, or of an item inside it."
+    summary = "A function for resolving parameter references."
 
     def _static_name(self) -> str | None:
         head = self.args[0] if isinstance(self.args, list) and self.args else self.args
@@ -140,7 +140,7 @@ class GetResource(Function):
     """``get_resource: name``: the reference id, and an ordering dependency."""
 
     __slots__ = ()
-    summary = "The reference id of a resource; the resource is created first."
+    summary = "A function for resolving resource references."
 
     def validate(self, scope: Scope, diags: Diagnostics) -> None:
         super().validate(scope, diags)
@@ -168,7 +168,7 @@ class GetAttr(Shaped):
     attribute is required)."""
 
     __slots__ = ()
-    summary = "An attribute of a resource, or an item inside it."
+    summary = "A function for resolving resource attributes."
     #: 2015-10-15 and later: ``[resource]`` alone gives every attribute.
     allow_all: ClassVar[bool] = False
 
@@ -251,7 +251,7 @@ class GetFile(Function):
     """``get_file: path``: the content the client sent in ``files``."""
 
     __slots__ = ()
-    summary = "The content of a file sent with the template."
+    summary = "A function for including a file inline."
 
     def validate(self, scope: Scope, diags: Diagnostics) -> None:
         super().validate(scope, diags)
@@ -276,7 +276,7 @@ class ResourceFacade(Shaped):
     of the parent resource, from inside a provider template."""
 
     __slots__ = ()
-    summary = "Data of the resource that stands for this nested stack."
+    summary = "A function for retrieving data in a parent provider template."
     #: The spellings this function accepts, and the section each one reads.
     sections: ClassVar[dict[str, str]] = {
         "metadata": "metadata",
@@ -291,3 +291,123 @@ class ResourceFacade(Shaped):
 
     def evaluate(self, resolver: Resolver) -> Any:
         return resolver.facade(self.sections[self.args])
+
+
+# --- references whose resource name is computed --------------------------------
+
+
+class _Unknown(Exception):
+    """A value known only once resources exist (or a parameter without one)."""
+
+
+class _NameResolver:
+    """What a computed resource name may read while the graph is built:
+    Heat resolves ``get_resource``'s and ``get_attr``'s name argument for
+    its dependencies and validation (``function.resolve(self.args)`` in
+    GetResource.dependencies, ``_res_name`` in GetAttThenSelect), when
+    parameters and files are known and no resource has a value yet."""
+
+    __slots__ = ("_files", "_parameter")
+
+    def __init__(self, parameter: Callable[[str], Any], files: Mapping[str, str]) -> None:
+        self._parameter = parameter
+        self._files = files
+
+    def parameter(self, name: str) -> Any:
+        try:
+            return self._parameter(name)
+        except KeyError:  # no value (template-validate): nothing to resolve
+            raise _Unknown(name) from None
+
+    def resource_id(self, name: str) -> NoReturn:
+        raise _Unknown(name)
+
+    def attribute(self, resource: str, name: str | None) -> NoReturn:
+        raise _Unknown(resource)
+
+    def file(self, name: str) -> str | None:
+        return self._files.get(name)
+
+    def facade(self, section: str) -> NoReturn:
+        raise _Unknown(section)
+
+
+def _computed(fn: Function) -> TypeGuard[GetResource | GetAttr]:
+    if isinstance(fn, GetResource):
+        return isinstance(fn.args, Function)
+    return (
+        isinstance(fn, GetAttr)
+        and not fn.pending
+        and isinstance(fn.args, list)
+        and any(isinstance(a, Function) for a in fn.args[:2])
+    )
+
+
+def _computed_calls(snippet: Any) -> Iterator[GetResource | GetAttr]:
+    """Every get_resource and get_attr in ``snippet`` (arguments included)
+    whose resource name, or attribute name, is itself a function."""
+    pending = [snippet]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, Function):
+            if _computed(item):
+                yield item
+            pending.append(item.args)
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+
+
+def computed_references(
+    snippet: Any,
+    parameter: Callable[[str], Any],
+    files: Mapping[str, str],
+    scope: Scope,
+    diags: Diagnostics,
+) -> Iterator[str]:
+    """The resources that get_resource and get_attr calls with a computed
+    name (``get_resource: {get_param: which}``) refer to, as Heat finds
+    them for the dependency graph; and, as Heat's validation, a resolved
+    name that is no resource, or an attribute its type lacks, is an error.
+
+    ``parameter`` reads a parameter's value (KeyError when it has none).
+    A name that needs a resource's value (``get_attr`` inside) cannot be
+    known before that resource exists: it adds no edge here, only the
+    inner call's own, and is resolved when the stack runs.
+    """
+    resolver = _NameResolver(parameter, files)
+    for call in _computed_calls(snippet):
+        head = call.args if isinstance(call, GetResource) else call.args[0]
+        if not isinstance(head, Function):
+            # A static name is validate's and dependencies()'s; only the attribute is computed.
+            if isinstance(call, GetAttr) and isinstance(head, str) and scope.has_resource(head):
+                _check_attribute(call, head, resolver, scope, diags)
+            continue
+        try:
+            name = resolve(head, resolver)
+        except _Unknown:
+            continue
+        except ExpressionError as exc:
+            diags.error(exc.message, exc.path or call.path)
+            continue
+        if not isinstance(name, str) or not scope.has_resource(name):
+            diags.error(reference_error(name, call.path), call.path)
+            continue
+        yield name
+        if isinstance(call, GetAttr):
+            _check_attribute(call, name, resolver, scope, diags)
+
+
+def _check_attribute(
+    call: GetAttr, resource: str, resolver: _NameResolver, scope: Scope, diags: Diagnostics
+) -> None:
+    try:
+        attribute = resolve(call.args[1] if len(call.args) > 1 else None, resolver)
+    except (_Unknown, ExpressionError):
+        return  # reported, if at all, when the stack runs
+    names = scope.attribute_names(resource)
+    if attribute is None or names is None or attribute == SHOW_ATTRIBUTE:
+        return
+    if not isinstance(attribute, str) or attribute not in names:
+        diags.error(f"The Referenced Attribute ({resource} {attribute}) is incorrect.", call.path)

@@ -47,7 +47,7 @@ class Join(Shaped):
     one list, and every item must be a string."""
 
     __slots__ = ()
-    summary = "Joins a list of strings with a delimiter."
+    summary = "A function for joining strings."
 
     @property
     def example(self) -> str:
@@ -92,6 +92,7 @@ class JoinMultiple(Join):
     the items are joined as JSON."""
 
     __slots__ = ()
+    summary = "A function for joining one or more lists of strings."
 
     @property
     def example(self) -> str:
@@ -138,7 +139,7 @@ class Replace(Shaped):
     """
 
     __slots__ = ()
-    summary = "Substitutes the values of params for their keys in a template string."
+    summary = "A function for performing string substitutions."
     #: str_replace_strict: every param must occur in the template.
     strict: ClassVar[bool] = False
     #: str_replace_vstrict refuses null or empty values.
@@ -255,7 +256,7 @@ class ReplaceJsonStrict(ReplaceJson):
     is an error, because it is almost always a typo."""
 
     __slots__ = ()
-    summary = "Like str_replace, but every param must occur in the template."
+    summary = "A function for performing string substitutions."
     strict = True
 
 
@@ -263,7 +264,7 @@ class ReplaceJsonVeryStrict(ReplaceJsonStrict):
     """``str_replace_vstrict`` (2017-09-01): an empty value is an error too."""
 
     __slots__ = ()
-    summary = "Like str_replace_strict, but no param value may be null or empty."
+    summary = "A function for performing string substitutions."
     allow_empty = False
 
 
@@ -271,7 +272,7 @@ class StrSplit(Shaped):
     """``str_split: [delimiter, string, (index)]`` (2015-10-15)."""
 
     __slots__ = ()
-    summary = "Splits a string by a delimiter into a list, or picks one item."
+    summary = "A function for splitting delimited strings into a list."
 
     @property
     def _usage(self) -> str:
@@ -316,7 +317,7 @@ class Digest(Function):
     algorithm the platform's hashlib offers, as in Heat."""
 
     __slots__ = ()
-    summary = "The hex digest of a string with a named hash algorithm."
+    summary = "A function for performing digest operations."
 
     def result(self, resolver: Resolver) -> Any:
         args = resolve(self.args, resolver)
@@ -346,7 +347,7 @@ class MakeURL(Function):
     """
 
     __slots__ = ()
-    summary = "Builds a correctly escaped URL from its parts."
+    summary = "A function for performing substitutions on maps."
     keys: ClassVar[tuple[str, ...]] = (
         "scheme",
         "username",

@@ -140,7 +140,7 @@ class Yaql(Shaped):
     """Evaluates a yaql expression over ``data`` (the root is ``$.data``)."""
 
     __slots__ = ("_statement",)
-    summary = "Evaluates a yaql expression over the given data."
+    summary = "A function for executing a yaql expression."
 
     def __init__(self, name: str, args: Any, path: Path) -> None:
         self._statement: Any = None

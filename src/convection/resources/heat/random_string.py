@@ -5,10 +5,13 @@ number of characters from each character sequence and each character class,
 then the rest drawn from the union of all of them, then shuffled. Randomness
 comes from :mod:`secrets`.
 
-The value is a secret. It lives in the plugin's ``data`` (never shown), and
-both the ``value`` attribute and the reference id are marked secret so every
-boundary redacts them. No property can be updated in place: changing any of
-them (``salt`` exists for just this) makes a new string by replacement.
+The value lives in the plugin's ``data`` (Heat's ``data_set(..., redact=True)``
+encrypts it at rest; it is never shown as data). It is not masked where it
+is asked for: the ``value`` attribute, the reference id (``get_resource``)
+and outputs reading them show the string, as Heat's do; a template that
+wants it kept from readers does not output it. No property can be updated
+in place: changing any of them (``salt`` exists for just this) makes a new
+string by replacement.
 
 The deprecated ``sequence`` property is translated as Heat translates it: it
 becomes one more character class with ``min: 1``.
@@ -124,8 +127,6 @@ class RandomString(ResourcePlugin):
             AttributeType.STRING,
         ),
     }
-    secret_attributes = frozenset({"value"})
-    secret_reference_id = True
 
     @classmethod
     def validate(

@@ -1,8 +1,14 @@
 """OS::Heat::Value: a computed value, exposed as an attribute.
 
 The ``type`` property (a HOT parameter type name) decides how ``value`` is
-checked and coerced, as Heat does by swapping the value's schema: ``json``
-means a map and ``comma_delimited_list`` a list, with no string splitting.
+checked, as Heat does by swapping the value's schema when it (re)parses the
+resource's properties: ``json`` means a map and ``comma_delimited_list`` a
+list, with no string splitting. The ``value`` attribute is the value as
+given, not as the check would coerce it: Heat reads it from the frozen
+definition with the class's own schema, where ``value`` is of any type
+(``_resolve_attribute`` in heat/engine/resources/openstack/heat/value.py),
+so ``type: string`` with ``value: true`` passes the check and the attribute
+is the boolean ``true``; ``type: number`` with ``value: "42"`` is ``"42"``.
 """
 
 from __future__ import annotations
@@ -66,7 +72,7 @@ class Value(ResourcePlugin):
         if kind is None or value is None or isinstance(value, Function):
             return values, diags
         typed = PropertySchema(type=kind, description=_VALUE_DOC, required=True)
-        values["value"], more = validate_value(typed, value, (*path, "value"), strict=strict)
+        _, more = validate_value(typed, value, (*path, "value"), strict=strict)
         return values, diags + more
 
     async def create(self, ctx: ResourceContext, props: Properties) -> Token:
