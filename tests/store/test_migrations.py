@@ -122,6 +122,7 @@ def test_migrations_ship_with_the_package() -> None:
         "0004_api_tokens.py",
         "0005_software.py",
         "0006_partial_node_indexes.py",
+        "0007_resource_template_type.py",
     ]
 
 

@@ -185,7 +185,13 @@ class EngineContext:
             self._traversal_id,
             facts=[
                 AppendEvent(
-                    r.stack_id, r.name, r.type, r.physical_id, self.action, "IN_PROGRESS", reason
+                    r.stack_id,
+                    r.name,
+                    r.shown_type,
+                    r.physical_id,
+                    self.action,
+                    "IN_PROGRESS",
+                    reason,
                 )
             ],
         )

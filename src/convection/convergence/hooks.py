@@ -109,7 +109,13 @@ def pause(
     payload = {**node.payload, "hook": hook}
     fields = {"state": "sleeping", "lease_owner": None, "lease_until": None, "payload": payload}
     event = AppendEvent(
-        row.stack_id, row.name, row.type, row.physical_id, state[0], state[1], paused_reason(hook)
+        row.stack_id,
+        row.name,
+        row.shown_type,
+        row.physical_id,
+        state[0],
+        state[1],
+        paused_reason(hook),
     )
     facts = [*(done.facts if done is not None else ()), event]
     progress = [*(done.progress if done is not None else ()), UpdateNode(run.id, node.key, fields)]

@@ -213,6 +213,7 @@ def _replacement(
         stack_id=old.stack_id,
         name=old.name,
         type=rdef.resolved_type,
+        template_type=rdef.type,
         action=Action.INIT,
         status=Status.COMPLETE,
         requires=rdef.requires,
@@ -235,6 +236,8 @@ def _settle(run: TraversalRun, row: ResourceRecord, rdef: ResourceDefinition) ->
         fields["requires"] = rdef.requires
     if row.deletion_policy != rdef.deletion_policy:
         fields["deletion_policy"] = rdef.deletion_policy
+    if row.template_type != rdef.type:  # an alias renamed, same class
+        fields["template_type"] = rdef.type
     return [UpdateResource(row.id, fields)] if fields else []
 
 
@@ -360,6 +363,7 @@ async def finish(
         requires=rdef.requires,
         deletion_policy=rdef.deletion_policy,
         external_id=_text(_external_id(run, rdef)),
+        template_type=rdef.type,
         unhealthy=False,
     )
     progress: list[Change] = []

@@ -141,6 +141,7 @@ def _new_row(stack_id: str, definition: StackDefinition, name: str) -> ResourceR
         stack_id=stack_id,
         name=name,
         type=r.resolved_type,
+        template_type=r.type,
         action=StateAction.INIT,
         status=Status.COMPLETE,
         requires=r.requires,

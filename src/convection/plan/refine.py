@@ -119,6 +119,10 @@ def _settle_by_values(
         return dataclasses.replace(c, reason="external_id changed")
     action, reason = decide_update(plugin, row, properties, c.name)
     if action is Action.NOOP:
+        if row.template_type is not None and row.template_type != rdef.type:
+            # The same class under another name (an alias): the row must
+            # show the type as now written.
+            return dataclasses.replace(c, reason="type as written changed")
         if tuple(row.requires) != definition.resources[c.name].requires:
             # Nothing to apply, but the stored dependencies must follow the
             # template, or a later delete would run in the wrong order.

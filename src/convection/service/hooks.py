@@ -93,7 +93,13 @@ def clear(store: Store, stack: StackRecord, row: ResourceRecord, hook: str) -> i
     assert traversal_id is not None
     signal_id = store.add_signal(stack.id, row.name, {"unset_hook": hook})
     event = AppendEvent(
-        stack.id, row.name, row.type, row.physical_id, row.action, row.status, cleared_reason(hook)
+        stack.id,
+        row.name,
+        row.shown_type,
+        row.physical_id,
+        row.action,
+        row.status,
+        cleared_reason(hook),
     )
     wake = AddTimer(traversal_id, key, datetime.now(UTC), purpose=WAKE_PURPOSE + hook)
     try:
@@ -119,7 +125,7 @@ def stop_waiting(store: Store, stack: StackRecord, node: NodeRecord) -> list[Cha
             AppendEvent(
                 stack.id,
                 row.name,
-                row.type,
+                row.shown_type,
                 row.physical_id,
                 row.action,
                 row.status,

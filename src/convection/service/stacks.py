@@ -338,7 +338,7 @@ class Stacks(StackReads):
             "status_reason": why,
         }
         event = AppendEvent(
-            stack.id, row.name, row.type, row.physical_id, Action.CHECK, status, why
+            stack.id, row.name, row.shown_type, row.physical_id, Action.CHECK, status, why
         )
         self.store.apply([UpdateResource(row.id, fields), event])
 

@@ -205,7 +205,8 @@ def resource_view(
         "resource_name": row.name,
         "logical_resource_id": row.name,
         "physical_resource_id": row.physical_id or "",
-        "resource_type": row.type,
+        # Heat shows the type as written (an alias, a template's name).
+        "resource_type": row.shown_type,
         "resource_status": state_name(row.action, row.status),
         "resource_status_reason": row.status_reason,
         "required_by": sorted(needed_by),

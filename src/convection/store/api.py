@@ -114,8 +114,17 @@ class ResourceRecord:
     external_id: str | None = None
     #: Set by mark-unhealthy; forces replacement on the next update.
     unhealthy: bool = False
+    #: The type as the template wrote it (an alias, a template's own name),
+    #: which Heat shows; ``type`` is what the registry resolved it to.
+    #: None for rows written before it was kept: shown as ``type``.
+    template_type: str | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
+
+    @property
+    def shown_type(self) -> str:
+        """The type users see (resource list, events): as written."""
+        return self.template_type or self.type
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

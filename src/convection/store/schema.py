@@ -160,6 +160,7 @@ resources = sa.Table(
     sa.Column("replaced_by", sa.Integer),
     _text("deletion_policy"),
     _text("external_id", nullable=True),
+    _text("template_type", nullable=True),
     sa.Column("unhealthy", sa.Boolean(), nullable=False),
     _when("created_at", nullable=False),
     _when("updated_at"),
