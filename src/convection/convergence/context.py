@@ -183,17 +183,7 @@ class EngineContext:
         r = self._row
         self._journal.submit(
             self._traversal_id,
-            facts=[
-                AppendEvent(
-                    r.stack_id,
-                    r.name,
-                    r.shown_type,
-                    r.physical_id,
-                    self.action,
-                    "IN_PROGRESS",
-                    reason,
-                )
-            ],
+            facts=[AppendEvent.about(r, self.action, "IN_PROGRESS", reason)],
         )
 
     async def peer(self, name: str) -> Peer | None:

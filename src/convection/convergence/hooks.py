@@ -108,15 +108,7 @@ def pause(
     whose changes are written with the pause (post hooks)."""
     payload = {**node.payload, "hook": hook}
     fields = {"state": "sleeping", "lease_owner": None, "lease_until": None, "payload": payload}
-    event = AppendEvent(
-        row.stack_id,
-        row.name,
-        row.shown_type,
-        row.physical_id,
-        state[0],
-        state[1],
-        paused_reason(hook),
-    )
+    event = AppendEvent.about(row, state[0], state[1], paused_reason(hook))
     facts = [*(done.facts if done is not None else ()), event]
     progress = [*(done.progress if done is not None else ()), UpdateNode(run.id, node.key, fields)]
     return Outcome("paused", facts, progress)

@@ -39,10 +39,7 @@ def utcnow() -> datetime:
 
 
 def event(row: ResourceRecord, action: str, status: str, reason: str) -> AppendEvent:
-    """An event shows the type as the template wrote it, as Heat's do."""
-    return AppendEvent(
-        row.stack_id, row.name, row.shown_type, row.physical_id, action, status, reason
-    )
+    return AppendEvent.about(row, action, status, reason)
 
 
 def state(

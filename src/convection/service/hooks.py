@@ -92,15 +92,7 @@ def clear(store: Store, stack: StackRecord, row: ResourceRecord, hook: str) -> i
         raise InvalidInput.single(f'The "{hook}" hook is not defined on {what}')
     assert traversal_id is not None
     signal_id = store.add_signal(stack.id, row.name, {"unset_hook": hook})
-    event = AppendEvent(
-        stack.id,
-        row.name,
-        row.shown_type,
-        row.physical_id,
-        row.action,
-        row.status,
-        cleared_reason(hook),
-    )
+    event = AppendEvent.about(row, row.action, row.status, cleared_reason(hook))
     wake = AddTimer(traversal_id, key, datetime.now(UTC), purpose=WAKE_PURPOSE + hook)
     try:
         store.apply([event, wake, ConsumeSignal(signal_id)], traversal_id=traversal_id)
@@ -122,15 +114,7 @@ def stop_waiting(store: Store, stack: StackRecord, node: NodeRecord) -> list[Cha
     row = store.get_resource(node.resource_id) if node.resource_id is not None else None
     if row is not None:
         changes.append(
-            AppendEvent(
-                stack.id,
-                row.name,
-                row.shown_type,
-                row.physical_id,
-                row.action,
-                row.status,
-                "Failure occurred while waiting.",
-            )
+            AppendEvent.about(row, row.action, row.status, "Failure occurred while waiting.")
         )
     return changes
 

@@ -132,9 +132,7 @@ def deliver(
         raise
     forward = detail if isinstance(detail, SignalPeer) else None
     reason = f"Signal: {detail}" if detail and forward is None else _details(data)
-    event = AppendEvent(
-        stack.id, row.name, row.shown_type, row.physical_id, "SIGNAL", row.status, reason
-    )
+    event = AppendEvent.about(row, "SIGNAL", row.status, reason)
     store.apply([ConsumeSignal(signal_id), event])
     wake(store, stack)
     return forward
@@ -169,9 +167,7 @@ def _take_over(
     try:
         asyncio.run(_deliver(store, plugin(), stack, row, signal.id, signal.data, nested))
         reason = "Signal: delivered after its sender stopped"
-        event = AppendEvent(
-            stack.id, row.name, row.shown_type, row.physical_id, "SIGNAL", row.status, reason
-        )
+        event = AppendEvent.about(row, "SIGNAL", row.status, reason)
         store.apply([ConsumeSignal(signal.id), event])
     except ConvectionError:  # refused now: it was never delivered, nor will be
         store.apply([ConsumeSignal(signal.id)])

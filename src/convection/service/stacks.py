@@ -337,9 +337,7 @@ class Stacks(StackReads):
             "status": status,
             "status_reason": why,
         }
-        event = AppendEvent(
-            stack.id, row.name, row.shown_type, row.physical_id, Action.CHECK, status, why
-        )
+        event = AppendEvent.about(row, Action.CHECK, status, why)
         self.store.apply([UpdateResource(row.id, fields), event])
 
     def signal(self, project: str, name_or_id: str, resource: str, data: Mapping[str, Any]) -> int:

@@ -256,6 +256,11 @@ class AppendEvent:
     status: str
     reason: str
 
+    @classmethod
+    def about(cls, row: ResourceRecord, action: str, status: str, reason: str) -> AppendEvent:
+        """An event of resource ``row``, with the type as the template wrote it."""
+        return cls(row.stack_id, row.name, row.shown_type, row.physical_id, action, status, reason)
+
 
 @dataclass(frozen=True, slots=True)
 class UpdateNode:
