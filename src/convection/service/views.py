@@ -127,7 +127,10 @@ def parameter_text(ptype: Any, value: Any) -> str:
         if ptype == "json":
             return json.dumps(json.loads(value) if isinstance(value, str) and value else value)
     except (TypeError, ValueError):
-        pass  # stored before it was checked: shown as it was given
+        # Values are checked against their type when a stack is created or
+        # updated; one that does not read as its type was stored before
+        # that check, and is shown as it was given.
+        return str(value)
     return str(value)
 
 
