@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, ClassVar
 
-from convection.common import JSON, ConvectionError, Diagnostic, Path
+from convection.common import JSON, ConvectionError, Diagnostic, Path, Severity
 from convection.resources._context import ResourceContext
 from convection.resources._schema import BASE_ATTRIBUTES, AttributeSchema, PropertySchema
 from convection.resources._update import (
@@ -160,15 +160,18 @@ class ResourcePlugin(abc.ABC):
 
         ``path`` locates the properties section. Returns the coerced values
         and every problem. ``stack_timeout`` (seconds) lets a type refuse
-        waits that could never finish in time.
+        waits that could never finish in time. Unless ``strict``, the type's
+        own rules are warnings: Heat's template-validate runs only
+        ``Resource.validate_template``, never the type's ``validate()``
+        (``validate_res_tmpl_only`` in heat/engine/stack.py), so what those
+        rules find is first refused at create.
         """
         if cls.accepts_anything:
             return (dict(properties) if isinstance(properties, Mapping) else {}), []
         values, diags = validate_properties(cls.properties_schema, properties, path, strict=strict)
         if not any(d.is_error for d in diags):
-            diags.extend(
-                cls.validate_values(values, path, strict=strict, stack_timeout=stack_timeout)
-            )
+            rules = cls.validate_values(values, path, strict=strict, stack_timeout=stack_timeout)
+            diags.extend(rules if strict else [_as_warning(d) for d in rules])
         return values, diags
 
     @classmethod
@@ -305,3 +308,9 @@ class ResourcePlugin(abc.ABC):
         ``props``. Called when an action completes; the engine stores the
         result, so outputs never call plugins again."""
         return None
+
+
+def _as_warning(diag: Diagnostic) -> Diagnostic:
+    """A type rule's finding as template-validate reports it (see
+    :meth:`ResourcePlugin.validate`): shown, but not a refusal."""
+    return replace(diag, severity=Severity.WARNING)

@@ -23,9 +23,12 @@ kept as they are and only names and required-ness are checked; Heat likewise
 skips values it cannot resolve at validate time. The engine validates again,
 strictly, once everything is resolved.
 
-``strict=False`` reports value problems (type, constraints) as warnings, not
-errors: the Heat ``strict_validate=False`` case, where a template is checked
-before its values are final. Names and required-ness are errors either way.
+``strict=False`` is Heat's template-validate (``strict_validate`` off):
+``Properties.validate(with_value=False)`` in heat/engine/properties.py
+reads only the section's own keys, so an unknown top-level name is an
+error there too, while values, required-ness and the names inside nested
+maps are first read at create. Here those are warnings, and errors when
+strict.
 """
 
 from __future__ import annotations
@@ -96,7 +99,7 @@ def validate_properties(
     if not isinstance(values, Mapping):
         checker.value_problem(_type_message(PropertyType.MAP, values), path)
         return {}, checker.diags
-    return checker.members(schema, values, path), checker.diags
+    return checker.members(schema, values, path, top=True), checker.diags
 
 
 def validate_value(
@@ -130,11 +133,20 @@ class _Checker:
         self.diags.append(Diagnostic(message, path, severity=severity))
 
     def members(
-        self, schema: Mapping[str, ValueSchema], values: Mapping[str, Any], path: Path
+        self,
+        schema: Mapping[str, ValueSchema],
+        values: Mapping[str, Any],
+        path: Path,
+        *,
+        top: bool = False,
     ) -> dict[str, Any]:
+        """A map's members; an unknown name is always an error at the ``top``
+        (the properties section), and a value problem inside a nested map,
+        which Heat's template-validate never reads."""
+        unknown = self.name_problem if top else self.value_problem
         for key in values:
             if key not in schema:
-                self.name_problem(f"Unknown Property {key}{suggest(key, schema)}", (*path, key))
+                unknown(f"Unknown Property {key}{suggest(key, schema)}", (*path, key))
         out: dict[str, Any] = {}
         for name, prop in schema.items():
             raw = values.get(name)
