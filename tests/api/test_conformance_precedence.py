@@ -142,6 +142,52 @@ def test_patch_request_parameters_win_over_its_inline_environment(
     assert _outputs(heat, stack_id) == {"who": "request", "what": "first"}
 
 
+def test_patch_file_merge_replaces_a_stored_value_the_request_does_not_send(
+    heat: Client, settle: Settle
+) -> None:
+    """``stack update --existing -e env.yaml`` whose file merges ``who``: Heat
+    merges the file over the request's parameters, then loads the result
+    over the stored ones (``_prepare_stack_updates``, heat/engine/service.py),
+    so the stored value is replaced, not merged onto; a value the request
+    sends is merged onto, and a stored value nothing names is kept."""
+    stack_id = _create(heat, settle, "patch-merge", parameters={"who": "first", "what": "first"})
+    env = '{"parameters": {"who": "-file"}, "parameter_merge_strategies": {"who": "merge"}}'
+    heat.stacks.update(
+        stack_id, existing=True, files={"env.yaml": env}, environment_files=["env.yaml"]
+    )
+    stack = settle(heat, stack_id)
+    assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
+    assert _outputs(heat, stack_id) == {"who": "-file", "what": "first"}
+    heat.stacks.update(
+        stack_id,
+        existing=True,
+        files={"env.yaml": env},
+        environment_files=["env.yaml"],
+        parameters={"who": "flag"},
+    )
+    stack = settle(heat, stack_id)
+    assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
+    assert _outputs(heat, stack_id) == {"who": "flag-file", "what": "first"}
+
+
+def test_patch_file_merge_replaces_stored_parameter_defaults(heat: Client, settle: Settle) -> None:
+    stack_id = _create(
+        heat,
+        settle,
+        "patch-defaults",
+        files={"a.yaml": '{"parameter_defaults": {"what": "stored"}}'},
+        environment_files=["a.yaml"],
+    )
+    assert _outputs(heat, stack_id) == {"who": "nobody", "what": "stored"}
+    env = (
+        '{"parameter_defaults": {"what": "-new"}, "parameter_merge_strategies": {"what": "merge"}}'
+    )
+    heat.stacks.update(stack_id, existing=True, files={"b.yaml": env}, environment_files=["b.yaml"])
+    stack = settle(heat, stack_id)
+    assert stack.stack_status == "UPDATE_COMPLETE", stack.stack_status_reason
+    assert _outputs(heat, stack_id) == {"who": "nobody", "what": "-new"}
+
+
 def test_a_request_body_becomes_the_inputs_heat_merges() -> None:
     """The body as the service's inputs (no server): the inline environment
     carries the request's values over its own, or is dropped for files."""

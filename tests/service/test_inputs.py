@@ -92,3 +92,89 @@ def test_patch_inputs_reuses_the_stored_parts() -> None:
     assert env.resource_registry.restricted_actions_for("web") == {"replace"}
     assert env.resource_registry.hooks_for("db") == {"pre-update"}
     assert dict(env.parameters) == {"p": "new"}
+
+
+STRATEGY_TEMPLATE = """
+heat_template_version: 2021-04-16
+parameters:
+  who: {type: string, default: nobody}
+  what: {type: string, default: nothing}
+  tags: {type: comma_delimited_list, default: []}
+resources:
+  web: {type: OS::Heat::None}
+"""
+
+
+def _stored(parameters: dict[str, object], defaults: dict[str, object]) -> TemplateRecord:
+    return TemplateRecord(
+        id=1,
+        template=load(STRATEGY_TEMPLATE, "t.yaml").data,
+        environment={
+            "parameters": parameters,
+            "parameter_defaults": defaults,
+            "resource_registry": {},
+            "event_sinks": [],
+        },
+        files={},
+    )
+
+
+def _patched(
+    stored: TemplateRecord, env: str, **parameters: object
+) -> tuple[dict[str, object], dict[str, object]]:
+    patch = StackPatch(environments=(load(env, "new.yaml"),), parameters=parameters)
+    merged = patch_inputs(stored, dict(stored.environment["parameters"]), patch)
+    env_ = compile_stack(merged).environment
+    return dict(env_.parameters), dict(env_.parameter_defaults)
+
+
+def test_a_patch_file_merge_replaces_a_stored_value_the_request_does_not_send() -> None:
+    """Heat merges the new files over the request's parameters only, then
+    loads the result over the stored ones (_prepare_stack_updates in
+    heat/engine/service.py): a stored value is replaced, never merged onto."""
+    stored = _stored({"who": "first", "what": "kept"}, {})
+    env = "parameters: {who: -file}\nparameter_merge_strategies: {who: merge}\n"
+    assert _patched(stored, env)[0] == {"who": "-file", "what": "kept"}
+    # a value the request sends is what the file merges onto
+    assert _patched(stored, env, who="flag")[0] == {"who": "flag-file", "what": "kept"}
+    # lists are replaced too, not extended
+    stored = _stored({"tags": ["a"]}, {})
+    env = "parameters: {tags: [b]}\nparameter_merge_strategies: {default: merge}\n"
+    assert _patched(stored, env)[0] == {"tags": ["b"]}
+
+
+def test_a_patch_file_merge_replaces_stored_parameter_defaults() -> None:
+    stored = _stored({}, {"what": "stored", "who": "kept"})
+    env = "parameter_defaults: {what: -new}\nparameter_merge_strategies: {what: merge}\n"
+    assert _patched(stored, env)[1] == {"what": "-new", "who": "kept"}
+
+
+def test_later_patch_files_still_merge_among_themselves() -> None:
+    stored = _stored({"who": "first"}, {})
+    strategy = "parameter_merge_strategies: {who: merge}\n"
+    first = load("parameters: {who: a}\n" + strategy, "a.yaml")
+    second = load("parameters: {who: -b}\n" + strategy, "b.yaml")
+    merged = patch_inputs(stored, {"who": "first"}, StackPatch(environments=(first, second)))
+    assert dict(compile_stack(merged).environment.parameters) == {"who": "a-b"}
+
+
+def test_a_patch_drops_what_the_new_template_does_not_declare() -> None:
+    """Heat pops every parameter the (new) template does not declare."""
+    stored = _stored({"who": "first", "what": "kept"}, {})
+    smaller = load(STRATEGY_TEMPLATE.replace("  what: {type: string, default: nothing}\n", ""), "t")
+    patch = StackPatch(
+        template=smaller,
+        environments=(load("parameters: {who: env, gone: 1}\n", "new.yaml"),),
+        parameters={"ghost": "x"},
+    )
+    merged = patch_inputs(stored, {"who": "first", "what": "kept"}, patch)
+    assert dict(compile_stack(merged).environment.parameters) == {"who": "env"}
+
+
+def test_a_patch_keeps_the_stored_event_sinks_first() -> None:
+    stored = _stored({}, {})
+    stored.environment["event_sinks"] = [{"type": "zaqar-queue", "target": "old"}]
+    new = load("event_sinks: [{type: zaqar-queue, target: new}]\n", "new.yaml")
+    merged = patch_inputs(stored, {}, StackPatch(environments=(new,)))
+    sinks = compile_stack(merged).environment.event_sinks
+    assert [s["target"] for s in sinks] == ["old", "new"]

@@ -16,7 +16,7 @@ from .model import (
     cleanup_key,
     update_key,
 )
-from .preview import PREVIEW_KEYS, preview, preview_parameters, stored_entries
+from .preview import PREVIEW_KEYS, always_updated, preview, preview_parameters, stored_entries
 from .refine import TypeSchemas, decide_update
 from .resolve import Lookup, RecordResolver, Unknown, reference_id
 from .text import format_changes, format_graph, format_plan
@@ -37,6 +37,7 @@ __all__ = [
     "TypeSchemas",
     "Unknown",
     "action_key",
+    "always_updated",
     "build_action_plan",
     "build_plan",
     "cleanup_key",

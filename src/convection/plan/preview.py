@@ -6,23 +6,47 @@ resource as its API shows one. The plan has already refined "evaluate"
 wherever stored attributes settle the new values (build it with
 ``schemas``); what is still open is listed as updated, with the reason
 saying it is decided when the update runs.
+
+A resource that owns a nested stack is always listed as updated, changed or
+not: Heat's ``StackResource._needs_update`` (template resources, groups,
+``AWS::CloudFormation::Stack``, and ``SoftwareDeploymentGroup``, a
+``ResourceGroup`` there) and ``RemoteStack._needs_update``
+(``OS::Heat::Stack``) return True whatever changed, so that the nested
+stack's own resources decide (heat/engine/resources/stack_resource.py,
+heat/engine/update.py ``StackUpdate.preview``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from convection.hot import is_template_name
 from convection.model import StackDefinition
 from convection.plan.decide import Stored
 from convection.plan.model import Action, Change, Plan
+from convection.plan.refine import TypeSchemas
 from convection.store import ResourceRecord
 
 PREVIEW_KEYS = ("unchanged", "updated", "replaced", "added", "deleted")
 
 #: How Heat shows a hidden parameter's value.
 MASK = "******"
+
+#: Types that are a ``StackResource`` in Heat but whose plugin here runs its
+#: members itself, with no nested stack (``resources/software/group.py``).
+_HEAT_STACK_RESOURCES = frozenset(
+    {
+        "OS::Heat::SoftwareDeploymentGroup",
+        "OS::Heat::StructuredDeploymentGroup",
+        "OS::Heat::SoftwareDeployments",
+        "OS::Heat::StructuredDeployments",
+    }
+)
+#: Why an owner with nothing changed is listed as updated.
+NESTED_REASON = "owns a nested stack: every update updates it, and its resources decide"
 
 _BUCKET = {
     Action.NOOP: "unchanged",
@@ -35,6 +59,20 @@ _BUCKET = {
 }
 
 
+def always_updated(type_name: str, schemas: TypeSchemas) -> bool:
+    """Whether Heat's ``_needs_update`` is always true for the type: it owns
+    a nested stack (a template resource, or a plugin that says what its
+    child stack is), or is one of Heat's stack resources Convection runs
+    without one."""
+    if is_template_name(type_name):
+        return True
+    plugin = schemas.get(type_name)
+    if plugin is None:
+        return False
+    names = {type_name, plugin.type_name}
+    return callable(getattr(plugin, "child", None)) or not names.isdisjoint(_HEAT_STACK_RESOURCES)
+
+
 def preview(
     plan: Plan,
     definition: StackDefinition | None,
@@ -42,8 +80,13 @@ def preview(
     *,
     stack_name: str = "",
     stack_id: str = "",
+    schemas: TypeSchemas | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Every resource of the plan in Heat's preview buckets, with reasons."""
+    """Every resource of the plan in Heat's preview buckets, with reasons.
+
+    With ``schemas`` (type -> plugin class), a nested stack's owner the plan
+    leaves unchanged is listed as updated, as Heat lists it (see the
+    module's docstring); the plan itself is not changed."""
     current = Stored.split(stored).current
     required_by = _required_by(definition)
     out: dict[str, list[dict[str, Any]]] = {k: [] for k in PREVIEW_KEYS}
@@ -51,6 +94,8 @@ def preview(
         bucket = _BUCKET.get(c.action)
         if bucket is None:
             continue
+        if c.action is Action.NOOP and schemas is not None and always_updated(c.type, schemas):
+            bucket, c = "updated", dataclasses.replace(c, reason=NESTED_REASON)
         row = current.get(c.name)
         description = None
         if definition is not None and c.name in definition.resources:

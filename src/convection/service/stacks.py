@@ -241,16 +241,24 @@ class Stacks(StackReads):
         show_nested: bool = False,
     ) -> dict[str, Dicts]:
         """Heat's ``preview_update_stack``: unchanged, updated, replaced,
-        added and deleted resources, each with the reason; with
-        ``show_nested``, the resources of nested stacks and groups too
-        (:class:`convection.service.children.NestedPreview`)."""
+        added and deleted resources, each with the reason (a nested stack's
+        owner is always updated, as Heat's ``StackResource._needs_update``
+        says); with ``show_nested``, the resources of nested stacks and
+        groups too (:class:`convection.service.children.NestedPreview`)."""
         stack = self._live(project, name_or_id)
         merged = self._update_inputs(stack, inputs, existing, clear_parameters)
         compiled = self._compile(merged, StackIdentity(stack.name, stack.id, stack.project))
         self._check_immutable(stack, compiled)
         stored = self.store.list_resources(stack.id)
         plan = build_plan(compiled.definition, stored, self.registry, operation=Action.UPDATE)
-        out = preview(plan, compiled.definition, stored, stack_name=stack.name, stack_id=stack.id)
+        out = preview(
+            plan,
+            compiled.definition,
+            stored,
+            stack_name=stack.name,
+            stack_id=stack.id,
+            schemas=self.registry,
+        )
         if show_nested:
             nested = NestedPreview(self.store, self.registry, self.config.limits)
             nested.extend(out, plan, compiled.definition, stored, stack)

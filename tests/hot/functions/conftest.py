@@ -18,6 +18,8 @@ from convection.hot.functions.base import expand, parse, resolve, validate
 from convection.hot.versions import TemplateVersion, get_version
 
 LATEST = "2021-04-16"
+#: Where the located helpers parse a snippet: a resource property.
+AT: Path = ("resources", "r", "properties", "value")
 
 
 @dataclass
@@ -110,6 +112,31 @@ class Hot:
         _, errors = self.parse(snippet, version, **kw)
         assert len(errors) == 1, errors
         return errors[0]
+
+    def parse_error_at(
+        self, snippet: Any, version: str = LATEST, *, path: Path = AT, **kw: Any
+    ) -> tuple[str, Path]:
+        """The one parse error of ``snippet`` parsed at ``path``, and where."""
+        diags = Diagnostics()
+        v = self.version(version)
+        table = v.condition_table if kw.pop("in_conditions", False) else v.functions
+        parse(snippet, table, diags, path)
+        assert len(diags.items) == 1, [str(d) for d in diags]
+        (found,) = diags.items
+        return found.message, found.path
+
+    def error_at(
+        self, snippet: Any, version: str = LATEST, *, path: Path = AT, **data: Any
+    ) -> tuple[str, Path]:
+        """The evaluation error of ``snippet`` parsed at ``path``, and where."""
+        resolver = DictResolver(**data)
+        v = self.version(version)
+        diags = Diagnostics()
+        tree = parse(snippet, v.functions, diags, path)
+        assert not diags.items, [str(d) for d in diags]
+        with pytest.raises(ExpressionError) as info:
+            resolve(expand(tree, resolver), resolver)
+        return info.value.message, info.value.path
 
     def evaluate(
         self,

@@ -18,6 +18,8 @@ REPEAT = versions_having("repeat")
 REPEAT_LISTS_ONLY = [v for v in REPEAT if v < "2016-10-14"]
 REPEAT_MAPS = [v for v in REPEAT if v >= "2016-10-14"]
 PERMUTATIONS = [v for v in REPEAT if v >= "2017-09-01"]
+#: Where the harness's located helpers parse a snippet (its ``AT``).
+AT = ("resources", "r", "properties", "value")
 NO_PERMUTATIONS = [v for v in REPEAT if v < "2017-09-01"]
 
 
@@ -49,21 +51,86 @@ def test_repeat_replaces_each_variable_in_turn(hot: Hot, version: str) -> None:
     assert hot.evaluate(snippet, version) == ["<B>"]
 
 
+#: Heat's text for a repeat without its keys: a KeyError's, so quoted and
+#: with its newlines and quotes escaped (heat/engine/hot/functions.py Repeat).
+REPEAT_SYNTAX = (
+    '\'"repeat" syntax should be repeat:\\n'
+    "              template: This is %var%\\n"
+    "              for_each:\\n"
+    "                %var%: [\\'a\\', \\'b\\', \\'c\\']'"
+)
+
+
 @pytest.mark.parametrize("version", REPEAT)
 def test_repeat_errors(hot: Hot, version: str) -> None:
     assert hot.parse_error({"repeat": ["x"]}, version) == 'Arguments to "repeat" must be a map'
-    assert hot.parse_error({"repeat": {"template": "x"}}, version).startswith(
-        '"repeat" syntax should be repeat:'
-    )
     assert hot.validate(repeat("x", ["a"]), version) == [
         'The "for_each" argument to "repeat" must contain a map'
     ]
-    assert hot.error(repeat("%a%", {"%a%": [1]}), version) == (
-        '"repeat" can only substitute strings, not 1 for %a%'
-    )
     assert hot.error(repeat("%a%", {"%a%": "abc"}), version).startswith(
         'The values of the "for_each" argument to "repeat" must be lists'
     )
+
+
+@pytest.mark.parametrize("version", REPEAT)
+@pytest.mark.parametrize("args", [{"template": "x"}, {"for_each": {"%a%": ["x"]}}, {}])
+def test_repeat_syntax_is_heats_key_error_text(hot: Hot, version: str, args: object) -> None:
+    assert hot.parse_error_at({"repeat": args}, version) == (REPEAT_SYNTAX, AT)
+
+
+def test_repeat_syntax_text_is_what_str_of_heats_key_error_gives() -> None:
+    example = "repeat:\n              template: This is %var%\n              for_each:\n"
+    example += "                %var%: ['a', 'b', 'c']"
+    assert str(KeyError(f'"repeat" syntax should be {example}')) == REPEAT_SYNTAX
+
+
+@pytest.mark.parametrize("version", REPEAT)
+@pytest.mark.parametrize(
+    ("for_each", "message"),
+    [
+        ({"%a%": [1]}, "replace() argument 2 must be str, not int"),
+        ({"%a%": ["x", None]}, "replace() argument 2 must be str, not None"),
+        ({"%a%": [{"k": "v"}]}, "replace() argument 2 must be str, not dict"),
+        ({"%a%": [True]}, "replace() argument 2 must be str, not bool"),
+        ({1: ["x"]}, "replace() argument 1 must be str, not int"),
+        ({"%a%": ["x"], "%b%": [1.5]}, "replace() argument 2 must be str, not float"),
+    ],
+)
+def test_repeat_substitutes_with_pythons_str_replace(
+    hot: Hot, version: str, for_each: object, message: str
+) -> None:
+    """Heat calls ``str.replace`` per variable on every string of the
+    template, so a non-string fails there in Python's words, even where the
+    variable does not occur."""
+    assert hot.error_at(repeat("no variable here", for_each), version) == (message, AT)
+
+
+@pytest.mark.parametrize("version", REPEAT)
+def test_repeat_keeps_what_is_not_a_string(hot: Hot, version: str) -> None:
+    """Numbers, booleans and nulls in the template are kept, and a template
+    without strings never meets the values, so they need not be strings."""
+    template = {"n": 1, "b": True, "z": None, "s": "%a%", "l": [2, "%a%"]}
+    assert hot.evaluate(repeat(template, {"%a%": ["x"]}), version) == [
+        {"n": 1, "b": True, "z": None, "s": "x", "l": [2, "x"]}
+    ]
+    assert hot.evaluate(repeat([1, 2], {"%a%": [3, 4]}), version) == [[1, 2], [1, 2]]
+    assert hot.evaluate(repeat(7, {"%a%": [None]}), version) == [7]
+    # an empty variable is replaced as str.replace replaces it: everywhere
+    assert hot.evaluate(repeat("ab", {"": ["-"]}), version) == ["-a-b-"]
+
+
+@pytest.mark.parametrize("version", REPEAT)
+def test_repeat_with_a_computed_for_each_fails_as_heat_unpacks_it(hot: Hot, version: str) -> None:
+    snippet = repeat("x", {"get_param": "loop"})
+    assert hot.error_at(snippet, version, parameters={"loop": ["a"]}) == (
+        "'list' object has no attribute 'items'",
+        AT,
+    )
+    assert hot.error_at(snippet, version, parameters={"loop": {}}) == (
+        "not enough values to unpack (expected 2, got 0)",
+        AT,
+    )
+    assert hot.evaluate(snippet, version, parameters={"loop": {"%v%": ["1"]}}) == ["x"]
 
 
 @pytest.mark.parametrize("version", REPEAT_LISTS_ONLY)
@@ -172,6 +239,43 @@ def test_map_replace_errors(hot: Hot, version: str) -> None:
     )
 
 
+@pytest.mark.parametrize("version", versions_having("map_replace"))
+def test_map_replace_checks_each_map_as_heat_pops_it(hot: Hot, version: str) -> None:
+    """Heat pops the input map and the replacements off the list, checking
+    each as it is taken, and only then looks for a third item; a map in
+    place of the list has no item 0, which Heat reports as ``0``."""
+    maps_only = (
+        'Incorrect arguments: to "map_replace", arguments must be a list of maps. Example:  '
+        '"map_replace" : [ { "key1": "val1" }, '
+        '{"keys": {"key1": "key2"}, "values": {"val1": "val2"}}]'
+    )
+    assert hot.error_at({"map_replace": [{"a": 1}, "x", {}]}, version) == (maps_only, AT)
+    assert hot.error_at({"map_replace": {"get_param": "m"}}, version, parameters={"m": {}}) == (
+        "0",
+        AT,
+    )
+    assert hot.error_at(
+        {"map_replace": {"get_param": "m"}}, version, parameters={"m": {0: "x"}}
+    ) == (
+        maps_only,
+        AT,
+    )
+    # still accepted: a null replacement map and nulls for either part
+    assert hot.evaluate({"map_replace": [{"a": 1}, None]}, version) == {"a": 1}
+    assert hot.evaluate({"map_replace": [None, {"keys": None}]}, version) == {}
+
+
+@pytest.mark.parametrize("version", versions_having("map_replace"))
+@pytest.mark.parametrize(("new", "kind"), [(["b"], "list"), ({"b": 1}, "dict")])
+def test_map_replace_with_an_unhashable_new_key(
+    hot: Hot, version: str, new: object, kind: str
+) -> None:
+    snippet = {"map_replace": [{"a": 1}, {"keys": {"a": new}}]}
+    assert hot.error_at(snippet, version) == (f"unhashable type: '{kind}'", AT)
+    # numbers and booleans are keys like any other
+    assert hot.evaluate({"map_replace": [{"a": 1}, {"keys": {"a": 2}}]}, version) == {2: 1}
+
+
 # -- filter -----------------------------------------------------------------
 
 
@@ -213,6 +317,41 @@ def test_list_concat(hot: Hot, version: str) -> None:
 def test_list_concat_unique_keeps_the_last_occurrence(hot: Hot, version: str) -> None:
     snippet = {"list_concat_unique": [["a", "b", {"m": 1}], ["a", {"m": 1}, "c"]]}
     assert hot.evaluate(snippet, version) == ["b", "a", {"m": 1}, "c"]
+
+
+@pytest.mark.parametrize("version", versions_having("list_concat_unique"))
+@pytest.mark.parametrize("name", ["list_concat", "list_concat_unique"])
+def test_list_concat_argument_errors(hot: Hot, version: str, name: str) -> None:
+    usage = (
+        f'Incorrect arguments to "{name}" should be: '
+        f'"{name}" : [ [ <value 1>, <value 2> ], [ <value 3>, <value 4> ] ]'
+    )
+    for args in ("ab", {"a": ["b"]}, 5):
+        assert hot.error_at({name: args}, version) == (usage, AT)
+    for item in ("ab", {"a": 1}, 3):
+        assert hot.error_at({name: [["a"], item]}, version) == (
+            "Incorrect arguments: Items to concat must be lists.",
+            AT,
+        )
+    assert hot.evaluate({name: []}, version) == []
+    assert hot.evaluate({name: [None, ["a"]]}, version) == ["a"]
+
+
+@pytest.mark.parametrize("version", versions_having("map_merge"))
+def test_map_merge_argument_errors(hot: Hot, version: str) -> None:
+    usage = (
+        'Incorrect arguments to "map_merge" should be: '
+        '"map_merge" : [ { "key1": "val1" }, { "key2": "val2" } ]'
+    )
+    assert hot.error_at({"map_merge": {"a": 1}}, version) == (usage, AT)
+    assert hot.error_at({"map_merge": 5}, version) == (usage, AT)
+    # a string is a sequence to Heat: its characters are the items
+    assert hot.error_at({"map_merge": "ab"}, version) == (
+        "Incorrect arguments: Items to merge must be maps.",
+        AT,
+    )
+    assert hot.evaluate({"map_merge": []}, version) == {}
+    assert hot.evaluate({"map_merge": ""}, version) == {}
 
 
 def heat_unique(items: list[int]) -> list[int]:

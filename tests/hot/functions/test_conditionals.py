@@ -136,6 +136,39 @@ def test_contains(hot: Hot, version: str) -> None:
     )
 
 
+@pytest.mark.parametrize("version", versions_having("contains"))
+@pytest.mark.parametrize("in_conditions", [False, True])
+def test_contains_looks_with_pythons_in(hot: Hot, version: str, in_conditions: bool) -> None:
+    """A string is a sequence to Heat, and Python's ``in`` refuses anything
+    but a string in one, in its own words; in a list anything is looked for."""
+    run = {"in_conditions": in_conditions}
+    for value, kind in ((1, "int"), (["a"], "list"), ({"a": 1}, "dict"), (None, "NoneType")):
+        assert hot.error({"contains": [value, "abc"]}, version, **run) == (
+            f"'in <string>' requires string as left operand, not {kind}"
+        )
+    assert hot.evaluate({"contains": [1, [1, 2]]}, version, **run) is True
+    assert hot.evaluate({"contains": [None, [None]]}, version, **run) is True
+    assert hot.evaluate({"contains": ["", "abc"]}, version, **run) is True
+    for sequence in (None, 5, {"a": 1}):
+        assert hot.error({"contains": ["a", sequence]}, version, **run) == (
+            'Second argument to "contains" should be a sequence.'
+        )
+
+
+@pytest.mark.parametrize("version", versions_having("contains"))
+def test_contains_argument_errors_in_conditions(hot: Hot, version: str) -> None:
+    where = ("conditions", "c")
+    assert hot.parse_error_at({"contains": ["a"]}, version, in_conditions=True, path=where) == (
+        'Arguments to "contains" must be of the form: [value1, [value1, value2]]',
+        where,
+    )
+    assert hot.parse_error_at({"contains": []}, version, in_conditions=True, path=where) == (
+        'Incorrect arguments to "contains" should be: '
+        '"contains" : [ "value1", [ "value1", "value2"]]',
+        where,
+    )
+
+
 # -- if ---------------------------------------------------------------------
 
 

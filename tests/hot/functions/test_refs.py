@@ -17,6 +17,10 @@ ALL = VERSIONS
 GET_ATTR_PAIR = [v for v in VERSIONS if v < "2015-10-15"]
 GET_ATTR_ALL = [v for v in VERSIONS if v >= "2015-10-15"]
 WEB_PORT = ("resources", "web", "properties", "port")
+#: Where the harness's located helpers parse a snippet (its ``AT``).
+AT = ("resources", "r", "properties", "value")
+IF_THREE = [v for v in versions_having("if") if v < "2021-04-16"]
+IF_NULLABLE = [v for v in versions_having("if") if v >= "2021-04-16"]
 
 
 # -- get_param --------------------------------------------------------------
@@ -78,6 +82,29 @@ def test_get_param_errors_when_resolving(
     hot: Hot, version: str, args: object, message: str
 ) -> None:
     assert hot.error({"get_param": args}, version, parameters={"p": 1}) == message
+
+
+@pytest.mark.parametrize("version", IF_NULLABLE)
+def test_get_param_of_a_dropped_if_has_no_arguments(hot: Hot, version: str) -> None:
+    """A two-argument ``if`` whose condition is false drops its value; Heat
+    hands the enclosing function null for it (function.resolve)."""
+    snippet = {"get_param": {"if": [False, "p"]}}
+    assert hot.error_at(snippet, version, parameters={"p": 1}) == (
+        'Function "get_param" must have arguments',
+        AT,
+    )
+    assert hot.evaluate({"get_param": {"if": [True, "p"]}}, version, parameters={"p": 1}) == 1
+    # in a list the dropped item is removed: the path is what is left
+    snippet = {"get_param": ["m", {"if": [False, "x"]}, "k"]}
+    assert hot.evaluate(snippet, version, parameters={"m": {"k": 2}}) == 2
+
+
+@pytest.mark.parametrize("version", IF_THREE)
+def test_get_param_of_a_two_argument_if_before_2021_04_16(hot: Hot, version: str) -> None:
+    assert hot.parse_error_at({"get_param": {"if": [False, "p"]}}, version) == (
+        'Arguments to "if" must be of the form: [condition_name, value_if_true, value_if_false]',
+        (*AT, "get_param"),
+    )
 
 
 @pytest.mark.parametrize("version", ALL)
@@ -208,11 +235,16 @@ def test_get_attr_unknown_at_resolution(hot: Hot) -> None:
 
 @pytest.mark.parametrize("version", versions_having("get_file"))
 def test_get_file(hot: Hot, version: str) -> None:
-    files = {"scripts/boot.sh": "#!/bin/sh\n"}
+    files = {"scripts/boot.sh": "#!/bin/sh\n", "https://example.com/motd": "hi\n"}
     assert hot.evaluate({"get_file": "scripts/boot.sh"}, version, files=files) == "#!/bin/sh\n"
+    # heatclient fetches a URL and keys its content by the URL
+    assert hot.evaluate({"get_file": "https://example.com/motd"}, version, files=files) == "hi\n"
     missing = 'No content found in the "files" section for get_file path: nope.sh'
-    assert hot.validate({"get_file": "nope.sh"}, version, files=files) == [missing]
-    assert hot.error({"get_file": "nope.sh"}, version, files=files) == missing
+    # Heat's GetFile has no validate: a key missing from files is found
+    # only when the call is resolved
+    assert hot.validate({"get_file": "nope.sh"}, version, files=files) == []
+    assert hot.validate({"get_file": "https://example.com/other"}, version, files=files) == []
+    assert hot.error_at({"get_file": "nope.sh"}, version, files=files) == (missing, AT)
     assert hot.error({"get_file": ["x"]}, version) == 'Argument to "get_file" must be a string'
 
 

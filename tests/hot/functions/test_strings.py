@@ -19,6 +19,26 @@ JOIN_MANY = [v for v in versions_having("list_join") if v >= "2015-10-15"]
 REPLACE_PLAIN = [v for v in versions_having("str_replace") if v < "2015-10-15"]
 REPLACE_JSON = [v for v in versions_having("str_replace") if v >= "2015-10-15"]
 SMALL = Limits(max_value_size=100)
+#: Where the harness's located helpers parse a snippet (its ``AT``).
+AT = ("resources", "r", "properties", "value")
+#: Every str_replace form, with the versions that have it.
+REPLACE_FORMS = [
+    (name, version)
+    for name in ("str_replace", "str_replace_strict", "str_replace_vstrict")
+    for version in versions_having(name)
+]
+
+
+def replace_syntax(name: str) -> str:
+    """Heat's text for a str_replace form without its keys: a KeyError's,
+    quoted, its newlines escaped (heat/engine/hot/functions.py Replace)."""
+    return (
+        f'\'"{name}" syntax should be {name}:\\n'
+        "              template: This is var1 template var2\\n"
+        "              params:\\n"
+        "                var1: a\\n"
+        "                var2: string'"
+    )
 
 
 # -- list_join --------------------------------------------------------------
@@ -146,10 +166,49 @@ def test_str_replace_shape_errors(
     hot: Hot, version: str, args: object, message: str | None
 ) -> None:
     error = hot.parse_error({"str_replace": args}, version)
-    if message is None:
-        assert error.startswith('"str_replace" syntax should be str_replace:')
-    else:
-        assert error == message
+    assert error == (message or replace_syntax("str_replace"))
+
+
+@pytest.mark.parametrize(("name", "version"), REPLACE_FORMS)
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"template": "x"},
+        {"params": {}},
+        {"tmpl": "x", "params": {}},
+        {"template": "x", "parms": {}},
+    ],
+)
+def test_str_replace_syntax_is_heats_key_error_text(
+    hot: Hot, name: str, version: str, args: object
+) -> None:
+    assert hot.parse_error_at({name: args}, version) == (replace_syntax(name), AT)
+
+
+def test_str_replace_syntax_text_is_what_str_of_heats_key_error_gives() -> None:
+    example = "str_replace:\n              template: This is var1 template var2\n"
+    example += "              params:\n                var1: a\n                var2: string"
+    message = f'"str_replace" syntax should be {example}'
+    assert str(KeyError(message)) == replace_syntax("str_replace")
+
+
+@pytest.mark.parametrize(("name", "version"), REPLACE_FORMS)
+def test_str_replace_placeholders_are_ordered_by_python(hot: Hot, name: str, version: str) -> None:
+    """Heat sorts the placeholders by length with Python's ``sorted``, so a
+    number as a placeholder has no length, and an empty one fails as the
+    separator ``str.split`` refuses."""
+    snippet = {name: {"template": "a1", "params": {1: "x"}}}
+    assert hot.error_at(snippet, version) == ("object of type 'int' has no len()", AT)
+    mixed = {name: {"template": "a1", "params": {"a": "x", 1: "y"}}}
+    assert hot.error_at(mixed, version) == (
+        "'<' not supported between instances of 'int' and 'str'",
+        AT,
+    )
+    empty = {name: {"template": "ab", "params": {"": "x"}}}
+    assert hot.error_at(empty, version) == ("empty separator", AT)
+    # still accepted: keys of any length, longest first
+    ok = {name: {"template": "$a $ab", "params": {"$a": "1", "$ab": "2"}}}
+    assert hot.evaluate(ok, version) == "1 2"
 
 
 @pytest.mark.parametrize("version", versions_having("str_replace"))
@@ -179,6 +238,28 @@ def test_str_replace_strict(hot: Hot, version: str) -> None:
     )
     ok = {"str_replace_strict": {"template": "$a$c", "params": {"$a": [], "$c": ""}}}
     assert hot.evaluate(ok, version) == "[]"
+
+
+@pytest.mark.parametrize("name", ["str_replace_strict", "str_replace_vstrict"])
+@pytest.mark.parametrize(("params", "kind"), [(None, "NoneType"), (5, "int"), (True, "bool")])
+def test_strict_forms_note_their_params_first(
+    hot: Hot, name: str, params: object, kind: str
+) -> None:
+    """The strict forms note every param before checking anything, so
+    params that are no collection fail in Python's words; the plain form
+    says they must be a map."""
+    snippet = {name: {"template": "x", "params": {"get_param": "p"}}}
+    assert hot.error_at(snippet, parameters={"p": params}) == (
+        f"'{kind}' object is not iterable",
+        AT,
+    )
+    plain = {"str_replace": {"template": "x", "params": {"get_param": "p"}}}
+    assert hot.error_at(plain, parameters={"p": params}) == (
+        '"str_replace" params must be a map',
+        AT,
+    )
+    # a string can be noted (its characters), so the map check speaks
+    assert hot.error_at(snippet, parameters={"p": "ab"}) == (f'"{name}" params must be a map', AT)
 
 
 @pytest.mark.parametrize("version", versions_having("str_replace_vstrict"))
@@ -215,6 +296,38 @@ def test_str_split(hot: Hot, version: str) -> None:
     assert hot.error({"str_split": [",", "a,b", 5]}, version) == (
         'Incorrect index to "str_split" should be between 0 and 1'
     )
+
+
+@pytest.mark.parametrize("version", versions_having("str_split"))
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        # Heat pops from the resolved arguments: a map has no item 0
+        ({"a": "b"}, "0"),
+        # then calls str.split and int() unguarded
+        ([",", 5], "'int' object has no attribute 'split'"),
+        ([",", ["a,b"]], "'list' object has no attribute 'split'"),
+        ([5, "a,b"], "must be str or None, not int"),
+        (["", "a,b"], "empty separator"),
+        (
+            [",", "a,b", None],
+            "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'",
+        ),
+    ],
+)
+def test_str_split_fails_in_pythons_words(
+    hot: Hot, version: str, args: object, message: str
+) -> None:
+    snippet = {"str_split": {"get_param": "args"}}
+    assert hot.error_at(snippet, version, parameters={"args": args}) == (message, AT)
+
+
+@pytest.mark.parametrize("version", versions_having("str_split"))
+def test_str_split_still_accepts(hot: Hot, version: str) -> None:
+    assert hot.evaluate({"str_split": [None, "a b  c"]}, version) == ["a", "b", "c"]
+    assert hot.evaluate({"str_split": [",", "a,b", -1]}, version) == "b"
+    assert hot.evaluate({"str_split": [",", "a,b", 1.9]}, version) == "b"
+    assert hot.evaluate({"str_split": [",", "a,b", 0, "ignored"]}, version) == "a"
 
 
 # -- digest -----------------------------------------------------------------

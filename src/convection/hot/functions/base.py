@@ -34,6 +34,24 @@ class ArgumentError(Exception):
     """Raised by a function's constructor when its arguments have the wrong shape."""
 
 
+def key_error_text(message: str) -> str:
+    """The text of a ``KeyError(message)``, as Heat shows it.
+
+    Heat raises its ``syntax should be`` errors (``str_replace``,
+    ``repeat``, ``yaql``) as ``KeyError``, and its parser turns every
+    argument error into text with ``str()``, which for a ``KeyError`` is the
+    message's ``repr``: quoted, its newlines written ``\\n``. Users search
+    for that text, so it is built the same way."""
+    return str(KeyError(message))
+
+
+def python_type_name(value: Any) -> str:
+    """How Python names a value's type in its own argument errors
+    (``replace() argument 2 must be str, not int``): ``None`` for null.
+    Heat lets such errors through with Python's words, so we use them too."""
+    return "None" if value is None else type(value).__name__
+
+
 class _Drop:
     """Sentinel: a value that removes the item enclosing it (wallaby ``if``)."""
 
@@ -358,7 +376,11 @@ def expand(snippet: Any, ctx: ExpandContext) -> Any:
 
     A call whose arguments held a macro is built again from the expanded
     arguments: Heat expands macros before it constructs the enclosing call,
-    so that call checks the arguments it finally gets, not the macro.
+    so that call checks the arguments it finally gets, not the macro. When
+    the arguments as a whole expand to DROP (``get_param: {if: [false,
+    x]}`` from 2021-04-16) the call gets null, as Heat's ``resolve`` hands a
+    function null for a dropped value, so it says what it says of no
+    arguments (``Function "get_param" must have arguments``).
     """
     return _expand(snippet, ctx)[0]
 
@@ -375,6 +397,8 @@ def _expand(snippet: Any, ctx: ExpandContext) -> tuple[Any, bool]:
         changed = True
     if isinstance(snippet, Function):
         args, inner = _expand(snippet.args, ctx)
+        if args is DROP:
+            args = None
         if not inner or isinstance(snippet, Invalid):
             snippet.args = args
             return snippet, changed

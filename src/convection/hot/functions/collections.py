@@ -26,14 +26,26 @@ from convection.hot.functions.base import (
     Resolver,
     Scope,
     Shaped,
+    key_error_text,
     limits_of,
     measure,
+    python_type_name,
     resolve,
 )
 
 
 def _too_large(name: str, limit: int) -> str:
     return f'"{name}" would build a value larger than the limit of {limit} units'
+
+
+#: Heat's example in its ``repeat`` syntax error, with its source's indent
+#: (the name is written out, not the call's: Heat's text says ``repeat``).
+_REPEAT_EXAMPLE = (
+    "repeat:\n"
+    "              template: This is %var%\n"
+    "              for_each:\n"
+    "                %var%: ['a', 'b', 'c']"
+)
 
 
 _DICT = object()
@@ -64,11 +76,7 @@ class Repeat(Shaped):
         if not isinstance(args, dict):
             raise ArgumentError(f'Arguments to "{self.name}" must be a map')
         if "for_each" not in args or "template" not in args:
-            raise ArgumentError(
-                f'"{self.name}" syntax should be {self.name}:\n'
-                "  template: This is %var%\n"
-                "  for_each:\n    %var%: ['a', 'b', 'c']"
-            )
+            raise ArgumentError(key_error_text(f'"repeat" syntax should be {_REPEAT_EXAMPLE}'))
         if self.permutations_key and not isinstance(args.get("permutations", True), bool):
             raise ArgumentError(f'"permutations" should be boolean type for {self.name} function.')
 
@@ -85,10 +93,13 @@ class Repeat(Shaped):
             diags.error(f'The "for_each" argument to "{self.name}" must contain a map', self.path)
 
     def _loop_values(self, for_each: Any) -> tuple[list[str], list[Iterable[Any]]]:
+        """The variables and what each iterates. Heat unpacks
+        ``for_each.items()`` without a check, so a computed ``for_each``
+        that is no map, or an empty one, fails with Python's words."""
         if not isinstance(for_each, dict):
-            raise self.error(f'The "for_each" argument to "{self.name}" must contain a map')
+            raise self.error(f"'{type(for_each).__name__}' object has no attribute 'items'")
         if not for_each:
-            raise self.error(f'The "for_each" argument to "{self.name}" must name a variable')
+            raise self.error("not enough values to unpack (expected 2, got 0)")
         maps = self.maps and self._nested
         kinds = "lists or maps" if maps else "lists"
         values: list[Iterable[Any]] = []
@@ -134,15 +145,15 @@ class Repeat(Shaped):
         return out
 
     def _replace(self, keys: list[str], values: tuple[Any, ...], template: Any, budget: int) -> Any:
-        """Heat replaces each variable in turn, so a later variable may match
-        text an earlier value brought in; values must be strings."""
+        """Heat replaces each variable in turn with ``str.replace``, so a
+        later variable may match text an earlier value brought in, and a
+        variable or value that is not a string fails in every string of the
+        template with Python's words; anything but strings, lists and maps
+        in the template is kept as it is."""
         if isinstance(template, str):
             for key, value in zip(keys, values, strict=True):
-                if not isinstance(value, str):
-                    raise self.error(
-                        f'"{self.name}" can only substitute strings, not {value!r} for {key}'
-                    )
-                if key and key in template:
+                self._check_replacement(key, value)
+                if key in template:
                     grown = len(template) + template.count(key) * (len(value) - len(key))
                     if grown > budget:
                         raise self.error(_too_large(self.name, budget))
@@ -156,6 +167,14 @@ class Repeat(Shaped):
                 for k, v in template.items()
             }
         return template
+
+    def _check_replacement(self, key: Any, value: Any) -> None:
+        """Refuse, as ``template.replace(key, value)`` would, in its words."""
+        for position, argument in ((1, key), (2, value)):
+            if not isinstance(argument, str):
+                raise self.error(
+                    f"replace() argument {position} must be str, not {python_type_name(argument)}"
+                )
 
 
 class RepeatWithMap(Repeat):
@@ -222,14 +241,23 @@ class MapReplace(Function):
         return value
 
     def _arguments(self, args: Any) -> tuple[dict[Any, Any], dict[Any, Any], dict[Any, Any]]:
+        """The input map and the key and value replacements, checked in
+        Heat's order: it pops the two maps off the front of the list,
+        checking each as it is taken, and only then looks for more. A map in
+        place of the list has no item 0, which Heat reports as the bare
+        ``KeyError``: ``0``."""
         usage = f'Incorrect arguments to "{self.name}" should be: {self._example}'
+        if isinstance(args, dict):
+            if 0 in args:
+                self._map(args[0])
+            raise self.error(str(KeyError(0)))
         if not isinstance(args, list) or not args:
             raise self.error(usage)
         source = self._map(args[0])
-        if len(args) != 2:
+        if len(args) < 2:
             raise self.error(usage)
         replacements = self._map(args[1])
-        if any(k not in ("keys", "values") for k in replacements):
+        if len(args) > 2 or any(k not in ("keys", "values") for k in replacements):
             raise self.error(usage)
         keys = self._map(replacements.get("keys", {}))
         values = self._map(replacements.get("values", {}))
@@ -242,9 +270,7 @@ class MapReplace(Function):
             new = keys.get(key)
             if new is None:
                 new = key
-            elif not isinstance(new, str | int | float | bool):
-                raise self.error(f"key replacement {new} is not a valid key")
-            elif new in source and new != key:
+            elif self._in(new, source) and new != key:
                 raise self.error(f"key replacement {new} collides with a key in the input map")
             elif new in out:
                 raise self.error(f"key replacement {new} collides with a key in the output map")
@@ -253,6 +279,14 @@ class MapReplace(Function):
             except TypeError:  # an unhashable value is never replaced
                 out[new] = value
         return out
+
+    def _in(self, key: Any, source: dict[Any, Any]) -> bool:
+        """Whether a replacement key is in the input map; a list or map as
+        the new key is unhashable, which Heat reports in Python's words."""
+        try:
+            return key in source
+        except TypeError as exc:
+            raise self.error(str(exc)) from None
 
 
 class Filter(Shaped):

@@ -213,13 +213,16 @@ class Contains(Shaped):
             )
 
     def evaluate(self, resolver: Resolver) -> Any:
+        """Python's ``in``, as Heat's: a string is a sequence too, and
+        looking for anything but a string in one fails in Python's words."""
         value = resolve(self.args[0], resolver)
         sequence = resolve(self.args[1], resolver)
         if not isinstance(sequence, list | str):
             raise self.error(f'Second argument to "{self.name}" should be a sequence.')
-        if isinstance(sequence, str) and not isinstance(value, str):
-            raise self.error(f'"{self.name}" can only look for a string in a string')
-        return value in sequence
+        try:
+            return value in sequence
+        except TypeError as exc:
+            raise self.error(str(exc)) from None
 
 
 class NotACondition(Function):

@@ -2,11 +2,11 @@
 ``resource_facade``.
 
 These are the functions that tie a template together, so they are the ones
-whose mistakes are caught statically: a parameter, resource, attribute or
-file that does not exist is reported by ``validate`` with Heat's wording.
+whose mistakes are caught statically: a parameter, resource or attribute
+that does not exist is reported by ``validate`` with Heat's wording.
 Everything Heat only notices while resolving (a path that leads nowhere, an
-argument of the wrong type produced by another function) is left to
-``result``, where Heat reports it too.
+argument of the wrong type produced by another function, a ``get_file`` key
+missing from ``files``) is left to ``result``, where Heat reports it too.
 
 The resolver is asked only for whole values (a parameter, an attribute);
 walking a path into them happens here, because Heat's rules for paths differ
@@ -248,15 +248,18 @@ class GetAttrAll(GetAttr):
 
 
 class GetFile(Function):
-    """``get_file: path``: the content the client sent in ``files``."""
+    """``get_file: path``: the content the client sent in ``files``, looked
+    up by the exact key: a relative path as written, or the URL heatclient
+    fetched and keyed the content by.
+
+    Heat's ``GetFile`` has no ``validate``: a key missing from ``files`` is
+    found only when the call is resolved, so template validate accepts it
+    and the stack fails where the value is used (an output then carries
+    its ``output_error``). No static check here either.
+    """
 
     __slots__ = ()
     summary = "A function for including a file inline."
-
-    def validate(self, scope: Scope, diags: Diagnostics) -> None:
-        super().validate(scope, diags)
-        if isinstance(self.args, str) and scope.file(self.args) is None:
-            diags.error(self._missing(self.args), self.path)
 
     def _missing(self, name: str) -> str:
         return f'No content found in the "files" section for {self.name} path: {name}'

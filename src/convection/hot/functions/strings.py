@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any, ClassVar
 from urllib import parse as urlparse
 
@@ -28,7 +29,9 @@ from convection.hot.functions.base import (
     Resolver,
     Scope,
     Shaped,
+    key_error_text,
     limits_of,
+    python_type_name,
     resolve,
 )
 
@@ -149,11 +152,14 @@ class Replace(Shaped):
         if not isinstance(args, dict):
             raise ArgumentError(f'Arguments to "{self.name}" must be a map')
         if "params" not in args or "template" not in args:
-            raise ArgumentError(
-                f'"{self.name}" syntax should be {self.name}:\n'
-                "  template: This is var1 template var2\n"
-                "  params:\n    var1: a\n    var2: string"
+            example = (
+                f"{self.name}:\n"
+                "              template: This is var1 template var2\n"
+                "              params:\n"
+                "                var1: a\n"
+                "                var2: string"
             )
+            raise ArgumentError(key_error_text(f'"{self.name}" syntax should be {example}'))
         if not isinstance(args["params"], dict | Function):
             raise ArgumentError(f'"{self.name}" parameters must be a mapping')
 
@@ -166,13 +172,15 @@ class Replace(Shaped):
     def evaluate(self, resolver: Resolver) -> Any:
         template = resolve(self._template_arg(), resolver)
         mapping = resolve(self._params_arg(), resolver)
+        if self.strict:
+            self._python(set, mapping)  # Heat notes the params to find first
         if not isinstance(template, str):
             raise self.error(f'"{self.name}" template must be a string')
         if not isinstance(mapping, dict):
             raise self.error(f'"{self.name}" params must be a map')
-        if not all(isinstance(k, str) for k in mapping):
+        order: list[str] = self._python(lambda m: sorted(sorted(m), key=len, reverse=True), mapping)
+        if not all(isinstance(k, str) for k in order):
             raise self.error(f'"{self.name}" param placeholders must be strings')
-        order = sorted(sorted(mapping), key=len, reverse=True)
         values = [self.replacement(mapping[key], key) for key in order]
         pieces, found = self._split(template, order)
         if self.strict and len(found) < len(order):
@@ -186,13 +194,25 @@ class Replace(Shaped):
             raise self.error(_too_large(self.name, limit))
         return "".join(p if isinstance(p, str) else values[p] for p in pieces)
 
+    def _python(self, step: Callable[[Any], Any], value: Any) -> Any:
+        """``step(value)``, a step Heat takes with Python's builtins (noting
+        the params, ordering the placeholders) and whose ``TypeError`` it
+        lets through: a placeholder that is a number has no length, a
+        strict call's params that are no collection cannot be noted."""
+        try:
+            return step(value)
+        except TypeError as exc:
+            raise self.error(str(exc)) from None
+
     def _split(self, template: str, order: list[str]) -> tuple[list[str | int], set[str]]:
-        """The template as literal pieces and value indexes; which keys occur."""
+        """The template as literal pieces and value indexes; which keys occur.
+        Heat splits on each placeholder, so an empty one is Python's
+        ``empty separator``."""
         pieces: list[str | int] = [template]
         found: set[str] = set()
         for index, key in enumerate(order):
             if not key:
-                raise self.error(f'"{self.name}" param placeholders must not be empty')
+                raise self.error("empty separator")
             split: list[str | int] = []
             for piece in pieces:
                 if isinstance(piece, int) or key not in piece:
@@ -287,29 +307,45 @@ class StrSplit(Shaped):
             raise ArgumentError(self._usage)
 
     def evaluate(self, resolver: Resolver) -> Any:
+        """Heat pops the delimiter and the string off the resolved list
+        (a map there has no item 0: the bare ``KeyError`` text ``0``), then
+        calls ``str.split`` and ``int`` unguarded, so a wrong delimiter,
+        string or index type fails in Python's words."""
         args = resolve(self.args, resolver)
+        if isinstance(args, dict):
+            raise self.error(str(KeyError(0)))
         if not isinstance(args, list) or len(args) < 2:
             raise self.error(self._usage)
         delim, text = args[0], args[1]
         if text is None:
             return None
-        if not isinstance(text, str) or not isinstance(delim, str | None) or delim == "":
-            raise self.error(self._usage)
-        parts = text.split(delim)
+        parts = self._split(text, delim)
         if len(args) == 2:
             return parts
         try:
             index = int(args[2])
-        except (TypeError, ValueError):
+        except ValueError:
             raise self.error(
                 f'Incorrect index to "{self.name}" should be: {self._example}'
             ) from None
+        except (TypeError, OverflowError) as exc:
+            raise self.error(str(exc)) from None
         try:
             return parts[index]
         except IndexError:
             raise self.error(
                 f'Incorrect index to "{self.name}" should be between 0 and {len(parts) - 1}'
             ) from None
+
+    def _split(self, text: Any, delim: Any) -> list[str]:
+        """``text.split(delim)``, refusing what Python refuses, in its words."""
+        if not isinstance(text, str):
+            raise self.error(f"'{type(text).__name__}' object has no attribute 'split'")
+        if delim is not None and not isinstance(delim, str):
+            raise self.error(f"must be str or None, not {python_type_name(delim)}")
+        if delim == "":
+            raise self.error("empty separator")
+        return text.split(delim)
 
 
 class Digest(Function):

@@ -33,6 +33,7 @@ from convection.hot.functions.base import (
     Function,
     Resolver,
     Shaped,
+    key_error_text,
     limits_of,
     resolve,
 )
@@ -150,11 +151,13 @@ class Yaql(Shaped):
         if not isinstance(args, dict):
             raise ArgumentError(f'Arguments to "{self.name}" must be a map.')
         if "expression" not in args or set(args) - {"expression", "data"}:
-            raise ArgumentError(
-                f'"{self.name}" syntax should be {self.name}:\n'
-                "  expression: $.data.var1.sum()\n"
-                "  data:\n    var1: [3, 2, 1]"
+            example = (
+                f"{self.name}:\n"
+                "              expression: $.data.var1.sum()\n"
+                "              data:\n"
+                "                var1: [3, 2, 1]"
             )
+            raise ArgumentError(key_error_text(f'"{self.name}" syntax should be {example}'))
         expression = args["expression"]
         if not isinstance(expression, Function):
             try:
