@@ -107,10 +107,12 @@ def test_os_stack_id_output_is_the_reference_id(env: Env) -> None:
 
 
 def test_registry_mapping_and_parameter_defaults_reach_the_child(env: Env) -> None:
+    # My::Server, not a class type: a template standing in for one must fit
+    # it (Heat's facade check, tests/model/test_facades.py).
     parent = """\
     resources:
       server:
-        type: OS::Nova::Server
+        type: My::Server
         properties:
           name: mapped
     outputs:
@@ -119,7 +121,7 @@ def test_registry_mapping_and_parameter_defaults_reach_the_child(env: Env) -> No
     """
     environment = """\
     resource_registry:
-      OS::Nova::Server: web.yaml
+      My::Server: web.yaml
     parameter_defaults:
       extra: from-defaults
     """

@@ -46,6 +46,7 @@ from .groups.scaling import (
     check_scaling_allowed,
     finished_scaling,
 )
+from .template_types import FacadeProperty, TypeInterface
 
 __all__ = [
     "ADJUSTMENT_TYPES",
@@ -58,6 +59,7 @@ __all__ = [
     "Batch",
     "Compiled",
     "CycleError",
+    "FacadeProperty",
     "Graph",
     "GraphFormat",
     "Member",
@@ -71,6 +73,7 @@ __all__ = [
     "StackIdentity",
     "StackInputs",
     "TypeCatalog",
+    "TypeInterface",
     "batch_create_batches",
     "calculate_new_capacity",
     "chain_template",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from convection.common import ConvectionError, Diagnostics, ExpressionError, Path
 from convection.hot import (
@@ -28,6 +28,7 @@ from convection.hot import (
     TemplateVersion,
     computed_references,
     functions,
+    is_template_name,
 )
 
 _POLICY_NAMES = {"delete": "Delete", "retain": "Retain", "snapshot": "Snapshot"}
@@ -44,6 +45,27 @@ class TypeInfo(Protocol):
 
 class TypeCatalog(Protocol):
     def lookup(self, type_name: str) -> TypeInfo | None: ...
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """A type a template implements (Heat's TemplateResource): when it
+    stands in for a class type, its facade, it is checked against it."""
+
+    def validate_facade(
+        self, facade: TypeInfo, name: str, path: Path, diags: Diagnostics
+    ) -> None: ...
+
+
+#: Functions Heat's output validation does not resolve (``OutputDefinition
+#: .validate`` runs each function's ``validate``, and these have none): a
+#: parameter or resource they name that is not there is the output's
+#: ``output_error`` when it is shown, never a template error.
+_UNCHECKED_IN_OUTPUTS = frozenset({"get_param", "get_resource", "Ref"})
+#: ``get_attr`` looks its resource up when validated (``GetAttThenSelect
+#: .validate`` resolves the resource and attribute names), so what those two
+#: arguments name is checked, in outputs too.
+_RESOLVED_BY_VALIDATE = frozenset({"get_attr", "Fn::GetAtt"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,7 +240,11 @@ class _Builder:
         properties = self.expand(s.properties, (*s.path, "properties"), {})
         metadata = self.expand(s.metadata, (*s.path, "metadata"))
         for dep in s.depends_on:
-            if dep not in enabled:
+            # Heat drops a dependency on a resource its condition switched
+            # off (``ResourceDefinition.dependencies``: "conditionally
+            # defined, allow dependencies on it"); a name that is no resource
+            # of the template is an error.
+            if dep not in enabled and dep not in self.t.resources:
                 self.error(
                     f'The specified reference "{dep}" (in {s.name}) is incorrect.',
                     (*s.path, "depends_on"),
@@ -282,8 +308,9 @@ def build_definition(
     types = {n: r.resolved_type for n, r in resources.items()}
     lookups = None if catalog is None else _Lookups(catalog)
     scope = _Scope(template, enabled_set, lookups, types)
-    resources = _computed_edges(b, scope, resources, outputs.values())
-    _validate_functions(b, scope, resources.values(), outputs.values())
+    unchecked = _unchecked_in_outputs(outputs.values())
+    resources = _computed_edges(b, scope, resources, outputs.values(), unchecked)
+    _validate_functions(b, scope, resources.values(), outputs.values(), unchecked)
     _validate_types(b, lookups, resources.values())
     definition = StackDefinition(
         template=template,
@@ -315,11 +342,43 @@ def _evaluate_conditions(b: _Builder) -> dict[str, bool]:
     return values
 
 
+def _unchecked_in_outputs(outputs: Iterable[OutputDefinition]) -> frozenset[Path]:
+    """Where the outputs call a function Heat does not look up at validate
+    (``_UNCHECKED_IN_OUTPUTS``), except inside the names ``get_attr``
+    resolves: what such a call names is left to the output's value."""
+    found: set[Path] = set()
+    pending: list[tuple[Any, bool]] = [(o.value, False) for o in outputs]
+    while pending:
+        node, resolved = pending.pop()
+        if isinstance(node, Function):
+            if node.name in _UNCHECKED_IN_OUTPUTS and not resolved:
+                found.add(node.path)
+            if node.name in _RESOLVED_BY_VALIDATE and isinstance(node.args, list):
+                pending.extend((a, True) for a in node.args[:2])
+                pending.extend((a, resolved) for a in node.args[2:])
+            else:
+                pending.append((node.args, resolved))
+        elif isinstance(node, dict):
+            pending.extend((v, resolved) for v in node.values())
+        elif isinstance(node, list):
+            pending.extend((v, resolved) for v in node)
+    return frozenset(found)
+
+
+def _add_located(b: _Builder, found: Diagnostics, skip: frozenset[Path] = frozenset()) -> None:
+    """Add ``found`` to the builder's diagnostics, marked where they point,
+    leaving out those at a path in ``skip``."""
+    for d in found:
+        if d.path not in skip:
+            b.diags.add(d if d.mark is not None else replace(d, mark=b.t.source.mark(d.path)))
+
+
 def _computed_edges(
     b: _Builder,
     scope: _Scope,
     resources: dict[str, ResourceDefinition],
     outputs: Iterable[OutputDefinition],
+    unchecked: frozenset[Path],
 ) -> dict[str, ResourceDefinition]:
     """Add the edges of references whose resource name is computed
     (``get_resource: {get_param: which}``), which Heat resolves, with the
@@ -335,11 +394,12 @@ def _computed_edges(
             if out is resources:
                 out = dict(resources)
             out[name] = replace(r, requires=tuple(sorted(found.union(r.requires))))
+    _add_located(b, sub)
+    in_outputs = Diagnostics()
     for o in outputs:
-        for _ in computed_references(o.value, read, files, scope, sub):
+        for _ in computed_references(o.value, read, files, scope, in_outputs):
             pass
-    for d in sub:
-        b.diags.add(d if d.mark is not None else replace(d, mark=b.t.source.mark(d.path)))
+    _add_located(b, in_outputs, unchecked)
     return out
 
 
@@ -348,6 +408,7 @@ def _validate_functions(
     scope: _Scope,
     resources: Iterable[ResourceDefinition],
     outputs: Iterable[OutputDefinition],
+    unchecked: frozenset[Path],
 ) -> None:
     sub = Diagnostics()
     for tree in b.t.conditions.values():
@@ -355,10 +416,11 @@ def _validate_functions(
     for r in resources:
         functions.validate(r.properties, scope, sub)
         functions.validate(r.metadata, scope, sub)
+    _add_located(b, sub)
+    in_outputs = Diagnostics()
     for o in outputs:
-        functions.validate(o.value, scope, sub)
-    for d in sub:
-        b.diags.add(d if d.mark is not None else replace(d, mark=b.t.source.mark(d.path)))
+        functions.validate(o.value, scope, in_outputs)
+    _add_located(b, in_outputs, unchecked)
 
 
 def _validate_types(
@@ -374,8 +436,32 @@ def _validate_types(
             b.error(f"The Resource Type ({r.type}) could not be found.{hint}", (*r.path, "type"))
             continue
         info.validate_properties(r.properties, (*r.path, "properties"), sub)
-    for d in sub:
-        b.diags.add(d if d.mark is not None else replace(d, mark=b.t.source.mark(d.path)))
+        if isinstance(info, Provider):
+            facade = _facade(b.env, lookups, r)
+            if facade is not None:
+                info.validate_facade(facade, r.type, (*r.path, "type"), sub)
+    _add_located(b, sub)
+
+
+def _facade(env: Environment, lookups: _Lookups, r: ResourceDefinition) -> TypeInfo | None:
+    """The type a template resource stands in for: Heat's next match for
+    the type as written once the template used is set aside
+    (``get_resource_info(..., ignore=self.resource_info)`` in
+    ``TemplateResource.validate``). That is the registry's entry for every
+    resource when the template came from this resource's own entry, else
+    the plugin of that name. None when the type is written as the template's
+    own name or nothing else answers to it: Heat then checks nothing."""
+    if r.type == r.resolved_type or is_template_name(r.type):
+        return None
+    try:
+        found = env.resource_registry.resolve(
+            r.type, is_known=lambda name: lookups.lookup(name) is not None
+        )
+    except ConvectionError:
+        return None  # a loop, reported where the type was resolved
+    if found.type_name != r.resolved_type:
+        return lookups.lookup(found.type_name)
+    return lookups.lookup(r.type)
 
 
 def _did_you_mean(name: str, catalog: TypeCatalog) -> str:

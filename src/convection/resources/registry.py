@@ -22,8 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from convection.common import ConvectionError, Diagnostic, Diagnostics, Path, Severity, suggest
+from convection.model import FacadeProperty, TypeInterface
 from convection.resources import openstack_catalog
 from convection.resources._plugin import ResourcePlugin
+from convection.resources._schema import BASE_ATTRIBUTES, HEAT_TYPE_NAMES
 
 ENTRY_POINT_GROUP = "convection.resources"
 
@@ -137,6 +139,17 @@ class TypeInfo:
     def attribute_names(self) -> Collection[str] | None:
         return self.plugin.attribute_names()
 
+    def interface(self) -> TypeInterface:
+        """The declared schemas, as Heat's facade check reads a class's
+        (``properties_schema``, and ``attributes_schema`` with the base
+        attributes): a template standing in for this type must fit them."""
+        props = {
+            name: FacadeProperty(schema.heat_type, schema.required)
+            for name, schema in self.plugin.properties_schema.items()
+        }
+        attrs = frozenset(self.plugin.attributes_schema) | frozenset(BASE_ATTRIBUTES)
+        return TypeInterface(props, attrs)
+
     def validate_properties(self, properties: Any, path: Path, diags: Diagnostics) -> None:
         _, found = self.plugin.validate(
             properties, path, strict=self.strict, stack_timeout=self.stack_timeout
@@ -185,6 +198,21 @@ class OpenStackTypeInfo:
         if k.placeholder or k.dynamic_attributes or k.attributes is None:
             return None
         return k.attributes
+
+    def interface(self) -> TypeInterface:
+        """What Heat's facade check reads of the type: its schemas as
+        catalogued (a part not catalogued is not checked); a placeholder is
+        Heat's NoneResource, which declares nothing."""
+        k = self.known
+        if k.placeholder:
+            return TypeInterface({}, frozenset(BASE_ATTRIBUTES))
+        props = None
+        if k.properties is not None:
+            props = {
+                name: FacadeProperty(HEAT_TYPE_NAMES[spec.type], spec.required)
+                for name, spec in k.properties.items()
+            }
+        return TypeInterface(props, k.attributes)
 
     def validate_properties(self, properties: Any, path: Path, diags: Diagnostics) -> None:
         severity = Severity.ERROR if self.strict else Severity.WARNING
