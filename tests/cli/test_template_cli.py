@@ -122,7 +122,9 @@ def test_graph_dot_and_mermaid(capsys: pytest.CaptureFixture[str]) -> None:
 def test_version_and_function_lists(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = cli(capsys, "template", "version", "list", "-f", "json")
     versions = json.loads(out)
-    assert code == 0 and len(versions) == 11
+    assert code == 0 and len(versions) == 13
+    cfn = {"version": "AWSTemplateFormatVersion.2010-09-09", "type": "cfn", "aliases": []}
+    assert cfn in versions
     assert {
         "version": "heat_template_version.2016-10-14",
         "type": "hot",
@@ -134,6 +136,11 @@ def test_version_and_function_lists(capsys: pytest.CaptureFixture[str]) -> None:
     names = {f["functions"] for f in json.loads(out)}
     assert code == 0 and "str_split" in names and "map_merge" not in names
     assert cli(capsys, "template", "function", "list", "2099-01-01")[0] == 1
+    code, out, _ = cli(
+        capsys, "template", "function", "list", "HeatTemplateFormatVersion.2012-12-12", "-f", "json"
+    )
+    names = {f["functions"] for f in json.loads(out)}
+    assert code == 0 and "Fn::FindInMap" in names and "Fn::If" not in names
 
 
 def test_console_script_runs_as_a_real_process() -> None:

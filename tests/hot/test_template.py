@@ -47,10 +47,8 @@ def test_a_clean_template_parses_into_trees() -> None:
     assert template.outputs["v"].description == "the value"
 
 
-def test_missing_version_and_cfn_templates_are_named() -> None:
+def test_missing_version_is_named() -> None:
     assert errors("resources: {}\n") == ["t.yaml:1:1: Template format version not found."]
-    (cfn,) = errors("AWSTemplateFormatVersion: '2010-09-09'\nResources: {}\n")
-    assert "CloudFormation-format templates are not supported" in cfn
 
 
 def test_unknown_version_lists_the_known_ones() -> None:
@@ -124,13 +122,27 @@ def test_lower_case_deletion_policy_needs_newton() -> None:
     ("snippet", "needle"),
     [
         ("o: {description: x}", "Each output must contain a value key."),
-        ("o: {value: 1, typo: 2}", '"typo" is not a valid keyword inside a output definition'),
         ("o: 7", '"outputs" must contain a map of output maps. Found a [int] instead'),
     ],
 )
 def test_output_shape_errors(snippet: str, needle: str) -> None:
     (err,) = errors(f"heat_template_version: 2016-10-14\noutputs:\n  {snippet}\n")
     assert needle in err
+
+
+@pytest.mark.parametrize(
+    ("version", "snippet"),
+    [
+        ("2016-10-14", "o: {value: 1, typo: 2}"),  # Heat's outputs() reads only its keys
+        ("2016-04-08", "o: {value: 1, condition: false}"),  # no condition before newton
+    ],
+)
+def test_output_keys_heat_ignores_are_accepted_with_a_warning(version: str, snippet: str) -> None:
+    template, diags = parse(f"heat_template_version: {version}\noutputs:\n  {snippet}\n")
+    assert not diags.has_errors
+    assert template is not None and template.outputs["o"].condition is None
+    (warning,) = diags.warnings
+    assert warning.path[:2] == ("outputs", "o") and "is ignored" in warning.message
 
 
 def test_parameter_and_resource_names_must_differ() -> None:

@@ -142,7 +142,10 @@ def version_list(fmt: FormatOpt = Format.table) -> int:
     """List the template versions, with their aliases."""
     from convection.hot import all_versions
 
-    body = [{"version": v.key, "type": "hot", "aliases": list(v.aliases)} for v in all_versions()]
+    body = [
+        {"version": v.key, "type": v.format, "aliases": list(v.aliases)}
+        for v in all_versions(cfn=True)
+    ]
     emit(
         body,
         fmt,
@@ -163,12 +166,11 @@ def function_list(
     fmt: FormatOpt = Format.table,
 ) -> int:
     """List the functions a template version supports."""
-    from convection.hot import all_versions, function_descriptions, get_version
+    from convection.hot import all_versions, function_descriptions, get_version, version_by_key
 
-    name = version.removeprefix("heat_template_version.")
-    v = get_version(name)
+    v = version_by_key(version) if "." in version else get_version(version)
     if v is None:
-        known = ", ".join(x.key for x in all_versions())
+        known = ", ".join(x.key for x in all_versions(cfn=True))
         raise InvalidInput.single(f"The template version {version!r} is not known ({known}).")
     body = function_descriptions(v, with_condition_functions=with_condition_func)
     emit(

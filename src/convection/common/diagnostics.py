@@ -26,11 +26,17 @@ class Severity(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Mark:
-    """A place in a source file; line and column count from 1."""
+    """A place in a source file; line and column count from 1.
+
+    ``spelled`` is the path as the file spells it, when that differs from
+    the path the engine uses (a CloudFormation template's ``Resources`` is
+    HOT's ``resources``): that is what the user should read.
+    """
 
     file: str
     line: int
     column: int
+    spelled: Path | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         return f"{self.file}:{self.line}:{self.column}"
@@ -48,12 +54,19 @@ class Diagnostic:
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
 
+    @property
+    def shown_path(self) -> Path:
+        """The path as the user's file spells it."""
+        if self.mark is not None and self.mark.spelled is not None:
+            return self.mark.spelled
+        return self.path
+
     def where(self) -> str:
         parts = []
         if self.mark is not None:
             parts.append(str(self.mark))
         if self.path:
-            parts.append(format_path(self.path))
+            parts.append(format_path(self.shown_path))
         return " ".join(parts)
 
     def __str__(self) -> str:
@@ -66,7 +79,7 @@ class Diagnostic:
         return {
             "severity": self.severity.value,
             "message": self.message,
-            "path": format_path(self.path),
+            "path": format_path(self.shown_path),
             "file": self.mark.file if self.mark else None,
             "line": self.mark.line if self.mark else None,
             "column": self.mark.column if self.mark else None,

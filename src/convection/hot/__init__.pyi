@@ -33,14 +33,24 @@ from .parameters import (
     ParameterValues,
     changed_immutable,
     immutable_error,
+    pseudo_parameters,
     resolve_parameters,
+    stack_arn,
     validate_output,
 )
+from .stored import HEAD_SECTIONS, is_cfn, parameter_specs, template_description
 from .template import OutputSnippet, ResourceSnippet, Template, parse_template
-from .versions import TemplateVersion, all_versions, function_descriptions, get_version
+from .versions import (
+    TemplateVersion,
+    all_versions,
+    function_descriptions,
+    get_version,
+    version_by_key,
+)
 
 __all__ = [
     "EVENT_SINKS",
+    "HEAD_SECTIONS",
     "PARAMETER_DEFAULTS",
     "RESOURCE_REGISTRY",
     "AllowedValues",
@@ -74,17 +84,23 @@ __all__ = [
     "get_version",
     "has_functions",
     "immutable_error",
+    "is_cfn",
     "is_template_name",
     "load",
     "load_stack_files",
     "merge_environments",
+    "parameter_specs",
     "parse_environment",
     "parse_template",
+    "pseudo_parameters",
     "register_custom_constraint",
     "resolve",
     "resolve_parameters",
     "select_from_attribute",
+    "stack_arn",
     "str_to_num",
+    "template_description",
     "to_data",
     "validate_output",
+    "version_by_key",
 ]

@@ -48,6 +48,7 @@ from convection.common import (
 )
 from convection.hot.environment import is_template_name
 from convection.hot.loader import Document, load
+from convection.hot.stored import CFN_VERSION_KEYS, is_cfn
 
 __all__ = [
     "FileAccessError",
@@ -61,7 +62,7 @@ __all__ = [
 ]
 
 #: Keys whose presence makes a document a template, as heatclient checks.
-_VERSION_KEYS = ("heat_template_version", "HeatTemplateFormatVersion", "AWSTemplateFormatVersion")
+_VERSION_KEYS = ("heat_template_version", *CFN_VERSION_KEYS)
 _REGISTRY_SKIP = ("base_url", "hooks", "restricted_actions")
 
 
@@ -341,7 +342,10 @@ class _Collector:
 def _references(data: JSON) -> Iterator[tuple[Path, str, str]]:
     """Where a template names a file, in document order, as heatclient walks
     it: ``(path, what, name)`` for each ``get_file: name`` and each ``type``
-    that is a template name."""
+    that is a template name. In a CloudFormation-format template a
+    resource's ``Type`` is read too (heatclient reads only ``type``), so a
+    template resource written there works from the CLI as in HOT."""
+    cfn = is_cfn(data)
     stack: list[tuple[Iterator[tuple[str | int, JSON]], Path]] = [(_members(data), ())]
     while stack:
         members, path = stack[-1]
@@ -351,10 +355,20 @@ def _references(data: JSON) -> Iterator[tuple[Path, str, str]]:
                 break
             if key == "get_file" and isinstance(value, str):
                 yield (*path, key), "get_file", value
-            elif key == "type" and isinstance(value, str) and is_template_name(value):
+            elif (
+                _is_type_key(key, path, cfn) and isinstance(value, str) and is_template_name(value)
+            ):
                 yield (*path, key), "template resource", value
         else:
             stack.pop()
+
+
+def _is_type_key(key: str | int, path: Path, cfn: bool) -> bool:
+    return key == "type" or (cfn and key == "Type" and len(path) == 2 and path[0] == "Resources")
+
+
+def _is_template_ref(value: JSON) -> bool:
+    return isinstance(value, str) and is_template_name(value)
 
 
 def _members(node: JSON) -> Iterator[tuple[str | int, JSON]]:

@@ -25,12 +25,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NoReturn
+from urllib.parse import quote
 
 from convection.common import DEFAULT_LIMITS, Diagnostic, Diagnostics, Path
 from convection.hot import constraints as con
 from convection.hot.constraints import MASK, Constraint
 from convection.hot.loader import SourceMap, too_deep
-from convection.hot.versions import TemplateVersion
+from convection.hot.stored import CFN_PARAMETER_TYPES
+from convection.hot.versions import CFN_PSEUDO_PARAMETERS, TemplateVersion
 
 PARAMETER_TYPES = ("string", "number", "comma_delimited_list", "json", "boolean")
 #: Type names in Heat's template-validate output.
@@ -40,6 +42,9 @@ STACK_ID = "OS::stack_id"
 STACK_NAME = "OS::stack_name"
 PROJECT_ID = "OS::project_id"
 PSEUDO_PARAMETERS = (STACK_ID, STACK_NAME, PROJECT_ID)
+CFN_STACK_ID, CFN_STACK_NAME, CFN_REGION = CFN_PSEUDO_PARAMETERS
+#: Heat's fixed ``AWS::Region``.
+CFN_DEFAULT_REGION = "ap-southeast-1"
 #: The first version whose parameters may use the ``modulo`` constraint.
 MODULO_SINCE = "2017-02-24"
 TAGS_SINCE = "2018-03-02"
@@ -121,7 +126,8 @@ def parse_parameters(
         message = f"Found a [{found}] instead"
         out.error(f'"{_SECTION}" must contain a map of parameter maps. {message}', (_SECTION,))
         return {}
-    return {name: _parse_one(name, data, version, out) for name, data in section_data.items()}
+    parse = _parse_one_cfn if version.is_cfn else _parse_one
+    return {name: parse(name, data, version, out) for name, data in section_data.items()}
 
 
 def _parse_one(name: str, data: Any, version: TemplateVersion, out: _Sink) -> ParameterSchema:
@@ -161,6 +167,94 @@ def _parse_one(name: str, data: Any, version: TemplateVersion, out: _Sink) -> Pa
         return schema
     out.error(error, (*path, "default"))
     return dataclasses.replace(schema, default_valid=False)
+
+
+_CFN_TYPES = CFN_PARAMETER_TYPES
+
+
+def _parse_one_cfn(name: str, data: Any, version: TemplateVersion, out: _Sink) -> ParameterSchema:
+    """A CloudFormation parameter (Heat's ``parameters.Schema.from_dict``):
+    ``Type: String``, ``NoEcho``, and constraints as flat keys."""
+    path: Path = (_SECTION, name)
+    if not isinstance(data, dict):
+        out.error(f"Invalid parameter ({name}), expected a mapping", path)
+        return ParameterSchema(name, "", valid=False)
+    start = len(out.diags)
+    for key in data:
+        if key not in version.parameter_keys:
+            out.error(f"Invalid key '{key}' for parameter ({name})", (*path, key))
+    ptype = data.get("Type")
+    if "Type" not in data:
+        out.error(f"Missing parameter type for parameter: {name}", path)
+    elif ptype not in _CFN_TYPES:
+        out.error(f"Invalid type ({ptype})", (*path, "Type"))
+    kind = _CFN_TYPES.get(ptype, "") if isinstance(ptype, str) else ""
+    parsed = _cfn_constraints(name, data, kind, out)
+    schema = ParameterSchema(
+        name=name,
+        type=kind,
+        label=data.get("Label"),
+        description=data.get("Description"),
+        default=data.get("Default"),
+        hidden=str(data.get("NoEcho", "false")).lower() == "true",
+        constraints=parsed,
+        valid=not out.errors_since(start),
+    )
+    error = _default_error(schema) if schema.valid and schema.default is not None else None
+    if error is None:
+        return schema
+    out.error(error, (*path, "Default"))
+    return dataclasses.replace(schema, default_valid=False)
+
+
+def _cfn_constraints(
+    name: str, data: dict[str, Any], kind: str, out: _Sink
+) -> tuple[Constraint, ...]:
+    """Range, Length, AllowedValues and AllowedPattern, in Heat's order, all
+    sharing ``ConstraintDescription``; a bad one is reported and left out."""
+    desc = data.get("ConstraintDescription")
+    desc = desc if desc is None or isinstance(desc, str) else str(desc)
+    found: list[Constraint] = []
+    for keys in _CFN_CONSTRAINT_KEYS:
+        given = [k for k in keys if k in data]
+        if not given:
+            continue
+        where: Path = (_SECTION, name, given[0])
+        try:
+            constraint = _cfn_constraint(keys, data, desc)
+        except (con.InvalidConstraint, ValueError, TypeError) as exc:
+            out.error(str(exc), where)
+            continue
+        if kind and not constraint.fits_type(kind):
+            what = f"{type(constraint).__name__} constraint invalid for {API_TYPES[kind]}"
+            out.error(f"Parameter '{name}' is invalid: {what}", where)
+            continue
+        found.append(constraint)
+    return tuple(found)
+
+
+#: The flat keys of each CloudFormation constraint, in the order Heat adds them.
+_CFN_CONSTRAINT_KEYS = (
+    ("MinValue", "MaxValue"),
+    ("MinLength", "MaxLength"),
+    ("AllowedValues",),
+    ("AllowedPattern",),
+)
+
+
+def _cfn_constraint(keys: tuple[str, ...], data: dict[str, Any], desc: str | None) -> Constraint:
+    if keys == ("AllowedValues",):
+        return con.AllowedValues(data["AllowedValues"], description=desc)
+    if keys == ("AllowedPattern",):
+        return con.AllowedPattern(data["AllowedPattern"], description=desc)
+    low, high = (_cfn_number(data.get(k)) for k in keys)  # Heat's Schema.get_num
+    if keys == ("MinValue", "MaxValue"):
+        return con.Range(low, high, description=desc)
+    return con.Length(low, high, description=desc)
+
+
+def _cfn_number(raw: Any) -> Any:
+    return None if raw is None else con.str_to_num(raw)
 
 
 def _constraints(
@@ -267,12 +361,13 @@ class ParameterValues:
     and the resolver only.
     """
 
-    __slots__ = ("_hidden", "_immutable", "_pseudo", "_values")
+    __slots__ = ("_hidden", "_identity", "_immutable", "_pseudo", "_values")
 
     _values: Mapping[str, Any]
     _hidden: frozenset[str]
     _immutable: frozenset[str]
     _pseudo: frozenset[str]
+    _identity: tuple[str, str, str]
 
     def __init__(
         self,
@@ -281,11 +376,19 @@ class ParameterValues:
         hidden: Iterable[str] = (),
         immutable: Iterable[str] = (),
         pseudo: Iterable[str] = (),
+        identity: tuple[str, str, str] = ("", "", ""),
     ) -> None:
         object.__setattr__(self, "_values", MappingProxyType(copy.deepcopy(dict(values))))
         object.__setattr__(self, "_hidden", frozenset(hidden))
         object.__setattr__(self, "_immutable", frozenset(immutable))
         object.__setattr__(self, "_pseudo", frozenset(pseudo))
+        object.__setattr__(self, "_identity", tuple(identity))
+
+    @property
+    def identity(self) -> tuple[str, str, str]:
+        """The stack's (name, id, project) the pseudo-parameters were made
+        from, whichever format spells them (``OS::stack_id``, ``AWS::StackId``)."""
+        return self._identity
 
     def __setattr__(self, name: str, value: Any) -> NoReturn:
         raise AttributeError("ParameterValues is immutable")
@@ -338,12 +441,16 @@ class ParameterValues:
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Copies and pickles rebuild through ``__init__``: setattr is closed."""
-        flags = (self._hidden, self._immutable, self._pseudo)
+        flags = (self._hidden, self._immutable, self._pseudo, self._identity)
         return (functools.partial(_rebuild, *flags), (dict(self._values),))
 
 
-def _rebuild(hidden: Any, immutable: Any, pseudo: Any, values: Any) -> ParameterValues:
-    return ParameterValues(values, hidden=hidden, immutable=immutable, pseudo=pseudo)
+def _rebuild(
+    hidden: Any, immutable: Any, pseudo: Any, identity: Any, values: Any
+) -> ParameterValues:
+    return ParameterValues(
+        values, hidden=hidden, immutable=immutable, pseudo=pseudo, identity=identity
+    )
 
 
 #: No value: required and not given, or already reported.
@@ -361,6 +468,7 @@ def resolve_parameters(
     source: SourceMap | None = None,
     diags: Diagnostics,
     strict: bool = True,
+    cfn: bool = False,
 ) -> ParameterValues:
     """Choose, coerce and check every parameter's value.
 
@@ -374,11 +482,12 @@ def resolve_parameters(
     constraints and number/boolean readings are not checked, but list and
     JSON values must still parse (Heat parses those eagerly). Diagnostics
     point at the template's parameter (``source`` is the template's map).
+    ``cfn`` gives a CloudFormation-format template its own pseudo-parameters.
     """
     out = _Sink(source, diags)
-    values: dict[str, Any] = {PROJECT_ID: str(project_id), STACK_ID: str(stack_id)}
-    if stack_name:
-        values[STACK_NAME] = stack_name
+    values: dict[str, Any] = pseudo_parameters(
+        stack_name=stack_name, stack_id=stack_id, project_id=project_id, cfn=cfn
+    )
     pseudo = {n for n in values if n not in schemas}
     for name in supplied:
         if name not in schemas:
@@ -394,6 +503,34 @@ def resolve_parameters(
         hidden=(n for n, s in schemas.items() if s.hidden),
         immutable=(n for n, s in schemas.items() if s.immutable),
         pseudo=pseudo,
+        identity=(stack_name, str(stack_id), str(project_id)),
+    )
+
+
+def pseudo_parameters(
+    *, stack_name: str, stack_id: str, project_id: str, cfn: bool = False
+) -> dict[str, str]:
+    """The parameters every stack has, in the order Heat lists them.
+
+    HOT's are ``OS::project_id``, ``OS::stack_id`` and ``OS::stack_name``;
+    CloudFormation's (``CfnParameters``) ``AWS::StackId`` (the stack's ARN),
+    ``AWS::StackName`` and ``AWS::Region``, whose value Heat fixes at
+    ``ap-southeast-1``. A stack without a name (validation) has no name
+    parameter, and, in CloudFormation's case, no region either.
+    """
+    if not cfn:
+        values = {PROJECT_ID: str(project_id), STACK_ID: str(stack_id)}
+        return values | ({STACK_NAME: stack_name} if stack_name else {})
+    if not stack_name:
+        return {CFN_STACK_ID: "None"}
+    arn = stack_arn(str(project_id), stack_name, str(stack_id))
+    return {CFN_STACK_ID: arn, CFN_STACK_NAME: stack_name, CFN_REGION: CFN_DEFAULT_REGION}
+
+
+def stack_arn(project: str, name: str, stack_id: str) -> str:
+    """A stack's ARN, as Heat's ``HeatIdentifier.arn`` spells it."""
+    return (
+        f"arn:openstack:heat::{quote(project, '')}:stacks/{quote(name, '')}/{quote(stack_id, '')}"
     )
 
 

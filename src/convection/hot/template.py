@@ -18,7 +18,9 @@ from typing import Any
 
 from convection.common import Diagnostics, Path
 from convection.hot import functions
+from convection.hot.cfn_format import spell_as_hot
 from convection.hot.functions.base import Function, FunctionTable, Invalid
+from convection.hot.functions.cfn import Mappings, MappingTable
 from convection.hot.loader import Document, SourceMap
 from convection.hot.parameters import (
     ParameterGroup,
@@ -26,10 +28,16 @@ from convection.hot.parameters import (
     parse_parameter_groups,
     parse_parameters,
 )
-from convection.hot.versions import TemplateVersion, all_versions, get_version
+from convection.hot.stored import CFN_VERSION_KEYS
+from convection.hot.versions import (
+    TemplateVersion,
+    all_versions,
+    cfn_version,
+    cfn_versions,
+    get_version,
+)
 
 VERSION_KEY = "heat_template_version"
-_CFN_KEYS = ("AWSTemplateFormatVersion", "HeatTemplateFormatVersion")
 _RESOURCES = "resources"
 _OUTPUTS = "outputs"
 _CONDITIONS = "conditions"
@@ -77,34 +85,27 @@ class Template:
 
 def _version(doc: Document, diags: Diagnostics) -> TemplateVersion | None:
     data = doc.data
-    present = [k for k in (VERSION_KEY, *_CFN_KEYS) if isinstance(data.get(k), str)]
+    present = [k for k in (VERSION_KEY, *CFN_VERSION_KEYS) if isinstance(data.get(k), str)]
     if len(present) > 1:  # Heat's template.get_version
         explanation = f"Ambiguous versions ({', '.join(present)})"
         diags.add(
             doc.source.diagnostic(f"The template version is invalid: {explanation}", (present[1],))
         )
         return None
-    if VERSION_KEY not in data:
-        if any(k in data for k in _CFN_KEYS):
-            diags.add(
-                doc.source.diagnostic(
-                    "CloudFormation-format templates are not supported; "
-                    f"write a HOT template with {VERSION_KEY}",
-                    (),
-                )
-            )
-        else:
-            diags.add(doc.source.diagnostic("Template format version not found.", ()))
+    key = next((k for k in (VERSION_KEY, *CFN_VERSION_KEYS) if k in data), None)
+    if key is None:
+        diags.add(doc.source.diagnostic("Template format version not found.", ()))
         return None
-    raw = data[VERSION_KEY]
-    version = get_version(raw) if isinstance(raw, str) else None
+    raw = data[key]
+    version = get_version(raw) if key == VERSION_KEY else cfn_version(key, raw)
     if version is None:
-        names = ", ".join(v.name for v in all_versions())
+        known = all_versions() if key == VERSION_KEY else cfn_versions(key)
+        names = ", ".join(v.name for v in known)
         diags.add(
             doc.source.diagnostic(
-                f'The template version is invalid: "{VERSION_KEY}: {raw}". '
-                f'"{VERSION_KEY}" should be one of: {names}',
-                (VERSION_KEY,),
+                f'The template version is invalid: "{key}: {raw}". '
+                f'"{key}" should be one of: {names}',
+                (key,),
             )
         )
     return version
@@ -118,9 +119,20 @@ class _Parser:
         self.source = doc.source
         self.version = version
         self.diags = diags
+        self.functions: FunctionTable = version.functions
+        self.conditions: FunctionTable = condition_table(version)
+        if version.is_cfn:  # Fn::FindInMap reads the template's Mappings
+            mappings = doc.data.get("mappings")
+            found = Mappings(mappings if isinstance(mappings, dict) else {})
+            self.functions = MappingTable(version.functions, found)
+            self.conditions = MappingTable(version.condition_table, found)
 
     def error(self, message: str, path: Path) -> None:
         self.diags.add(self.source.diagnostic(message, path))
+
+    def warn(self, message: str, path: Path, key: str) -> None:
+        where = (*path, key)
+        self.diags.warning(message, where, self.source.mark(where))
 
     def warn_unknown(self, name: str, path: Path) -> None:
         from convection.hot.functions.tables import introduced_in
@@ -128,19 +140,22 @@ class _Parser:
         since = introduced_in(name)
         if since is None or name in self.version.functions:
             return
-        mark = self.source.mark(path)
+        if self.version.is_cfn:
+            reason = "it is a HOT function, not a CloudFormation one"
+        else:
+            reason = f"it was introduced in {since}"
         self.diags.warning(
-            f"{name!r} is not a function in {VERSION_KEY} {self.version.name} "
-            f"(it was introduced in {since}), so it is treated as plain data",
+            f"{name!r} is not a function in {self.version.version_key} {self.version.name} "
+            f"({reason}), so it is treated as plain data",
             path,
-            mark,
+            self.source.mark(path),
         )
 
     def parse(self, snippet: Any, path: Path, table: FunctionTable | None = None) -> Any:
         sub = Diagnostics()
         tree = functions.parse(
             snippet,
-            self.version.functions if table is None else table,
+            self.functions if table is None else table,
             sub,
             path,
             on_unknown=self.warn_unknown,
@@ -150,7 +165,7 @@ class _Parser:
         return tree
 
     def parse_condition(self, snippet: Any, path: Path) -> Any:
-        return self.parse(snippet, path, condition_table(self.version))
+        return self.parse(snippet, path, self.conditions)
 
     def sections(self) -> None:
         for key in self.doc.data:
@@ -176,6 +191,8 @@ class _Parser:
 def condition_table(version: TemplateVersion) -> FunctionTable:
     """Heat parses the conditions section with the condition functions; any
     other function of the version is invalid there (and reported as such)."""
+    if version.is_cfn:
+        return version.condition_table
     table: dict[str, type[Function]] = {
         name: fn if fn.__name__ == "Removed" else _NotInConditions
         for name, fn in version.functions.items()
@@ -332,14 +349,14 @@ def _output(p: _Parser, name: str, data: Any) -> OutputSnippet | None:
                 path,
             )
         return None
-    bad = [k for k in data if k not in p.version.output_keys]
-    for key in bad:
-        p.error(f'"{key}" is not a valid keyword inside a output definition', (*path, key))
+    for key in data:  # Heat's outputs() reads the keys it knows and no others
+        if key not in p.version.output_keys:
+            p.warn(f'"{key}" is not a key of an output in this version; it is ignored', path, key)
     if "value" not in data:
         p.error("Each output must contain a value key.", path)
         return None
     condition = None
-    if data.get("condition") is not None:
+    if data.get("condition") is not None and "condition" in p.version.output_keys:
         condition = p.parse_condition(data["condition"], (*path, "condition"))
     return OutputSnippet(
         name=name,
@@ -377,6 +394,9 @@ def parse_template(
     version = _version(doc, diags)
     if version is None:
         return None, diags
+    raw = doc.data
+    if version.is_cfn:
+        doc = spell_as_hot(doc, version, diags)
     p = _Parser(doc, version, diags)
     p.sections()
     params = parse_parameters(p.section("parameters"), version, doc.source, diags)
@@ -406,7 +426,7 @@ def parse_template(
         resources=resources,
         outputs=outputs,
         source=doc.source,
-        raw=doc.data,
+        raw=raw,
         files=dict(files or {}),
     )
     return template, diags

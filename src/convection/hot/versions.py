@@ -1,14 +1,22 @@
 """The template version registry.
 
-One :class:`TemplateVersion` per ``heat_template_version`` value. A version
-decides the function table for resources and outputs, the function table for
-the ``conditions`` section, which top-level sections, resource keys, output
+One :class:`TemplateVersion` per ``heat_template_version`` value, and one
+per CloudFormation-format version (``AWSTemplateFormatVersion: 2010-09-09``,
+``HeatTemplateFormatVersion: 2012-12-12``). A version decides the function
+table for resources and outputs, the function table for the ``conditions``
+section, which top-level sections, resource keys, output
 keys and parameter keys are allowed, and the small feature switches later
 phases consult. Aliases (``newton``, ``ocata``, ...) map to the same object.
 
 The rules are Heat's template classes (``heat/engine/hot/template.py``) and
 parameter schemas (``heat/engine/hot/parameters.py``) as data; the function
 tables live in :mod:`convection.hot.functions.tables`.
+
+A CloudFormation version is read through the same parser: its document is
+first spelled in HOT's section and key names (:mod:`convection.hot.cfn`), so
+its ``sections``, ``resource_keys`` and ``output_keys`` here are HOT's names
+for what that format has; ``parameter_keys`` are its own (``Type``,
+``NoEcho``, ``MinLength``...), which :mod:`convection.hot.parameters` reads.
 """
 
 from __future__ import annotations
@@ -19,6 +27,9 @@ from types import MappingProxyType
 from convection.hot.functions.base import FunctionTable
 from convection.hot.functions.cfn import Removed
 from convection.hot.functions.tables import (
+    CFN_CONDITION_FUNCTIONS,
+    CFN_CONDITIONS_TABLES,
+    CFN_FUNCTIONS,
     CONDITION_FUNCTIONS,
     CONDITION_TABLES,
     FUNCTIONS,
@@ -51,11 +62,24 @@ class TemplateVersion:
     constraint_keys: frozenset[str] = frozenset()
     #: Feature switches, see :data:`FEATURES`.
     features: frozenset[str] = frozenset()
+    #: The top-level key that names this version in a template.
+    version_key: str = "heat_template_version"
+    #: ``hot``, or ``cfn`` for the CloudFormation formats (Heat's list says so).
+    format: str = "hot"
 
     @property
     def key(self) -> str:
-        """The ``heat_template_version`` key Heat reports: ``heat_template_version.2016-10-14``."""
-        return f"heat_template_version.{self.name}"
+        """The key Heat lists it under: ``heat_template_version.2016-10-14``."""
+        return f"{self.version_key}.{self.name}"
+
+    @property
+    def is_cfn(self) -> bool:
+        return self.format == "cfn"
+
+    def is_pseudo_parameter(self, name: str) -> bool:
+        """A parameter every stack has: HOT's ``OS::`` names, CloudFormation's
+        ``AWS::StackId``, ``AWS::StackName`` and ``AWS::Region``."""
+        return name in CFN_PSEUDO_PARAMETERS if self.is_cfn else name.startswith("OS::")
 
     def has_feature(self, name: str) -> bool:
         return name in self.features
@@ -124,6 +148,26 @@ _CONSTRAINT_KEYS = frozenset(
 )
 _POLICIES = frozenset({"Delete", "Retain", "Snapshot"})
 
+#: Heat's ``CfnParameters.PSEUDO_PARAMETERS``.
+CFN_PSEUDO_PARAMETERS = ("AWS::StackId", "AWS::StackName", "AWS::Region")
+#: Heat's CloudFormation parameter schema keys (``heat/engine/parameters.py``).
+CFN_PARAMETER_KEYS = frozenset(
+    {
+        "Type",
+        "Default",
+        "NoEcho",
+        "AllowedValues",
+        "AllowedPattern",
+        "MaxLength",
+        "MinLength",
+        "MaxValue",
+        "MinValue",
+        "Description",
+        "ConstraintDescription",
+        "Label",
+    }
+)
+
 
 def _make(order: int, name: str) -> TemplateVersion:
     def since(feature: str) -> bool:
@@ -148,8 +192,41 @@ def _make(order: int, name: str) -> TemplateVersion:
     )
 
 
+def _make_cfn(name: str, version_key: str) -> TemplateVersion:
+    """Heat's ``CfnTemplate`` (2010-09-09: conditions and ``Fn::If``) or
+    ``HeatTemplate`` (2012-12-12: neither), spelled in HOT's names."""
+    conditions = name in CFN_CONDITIONS_TABLES
+    base = frozenset(
+        {"type", "properties", "metadata", "depends_on", "deletion_policy", "update_policy"}
+    )
+    return TemplateVersion(
+        name=name,
+        aliases=(),
+        functions=CFN_FUNCTIONS[name],
+        condition_functions=CFN_CONDITION_FUNCTIONS.get(name, MappingProxyType({})),
+        sections=frozenset({"description", "mappings", "parameters", "resources", "outputs"})
+        | ({"conditions"} if conditions else set()),
+        resource_keys=base | {"description"} | ({"condition"} if conditions else set()),
+        output_keys=frozenset({"description", "value"} | ({"condition"} if conditions else set())),
+        parameter_keys=CFN_PARAMETER_KEYS,
+        deletion_policies=_POLICIES,
+        order=-1,
+        condition_table=CFN_CONDITIONS_TABLES.get(name, MappingProxyType({})),
+        features=frozenset({"conditions"}) if conditions else frozenset(),
+        version_key=version_key,
+        format="cfn",
+    )
+
+
 _ALL = tuple(_make(i, name) for i, name in enumerate(VERSIONS))
 _BY_NAME = {v.name: v for v in _ALL} | {a: v for v in _ALL for a in v.aliases}
+#: (version key, value) -> version, as Heat's ``template_mapping``.
+_CFN = {
+    ("AWSTemplateFormatVersion", "2010-09-09"): _make_cfn("2010-09-09", "AWSTemplateFormatVersion"),
+    ("HeatTemplateFormatVersion", "2012-12-12"): _make_cfn(
+        "2012-12-12", "HeatTemplateFormatVersion"
+    ),
+}
 
 
 def get_version(name_or_alias: object) -> TemplateVersion | None:
@@ -163,9 +240,29 @@ def get_version(name_or_alias: object) -> TemplateVersion | None:
     return _BY_NAME.get(name_or_alias)
 
 
-def all_versions() -> list[TemplateVersion]:
-    """Every version, oldest first."""
-    return list(_ALL)
+def cfn_version(key: str, value: object) -> TemplateVersion | None:
+    """The CloudFormation-format version ``key: value`` names, or None."""
+    return _CFN.get((key, value)) if isinstance(value, str) else None
+
+
+def cfn_versions(key: str | None = None) -> list[TemplateVersion]:
+    """The CloudFormation-format versions (those under ``key`` only, if given)."""
+    return [v for (k, _), v in _CFN.items() if key is None or k == key]
+
+
+def version_by_key(key: str) -> TemplateVersion | None:
+    """The version of a listed key: ``heat_template_version.newton``,
+    ``AWSTemplateFormatVersion.2010-09-09``."""
+    prefix, _, name = key.partition(".")
+    if prefix == "heat_template_version":
+        return get_version(name)
+    return cfn_version(prefix, name)
+
+
+def all_versions(*, cfn: bool = False) -> list[TemplateVersion]:
+    """Every HOT version, oldest first; with ``cfn``, the CloudFormation
+    formats first, as Heat's version list puts them."""
+    return [*(_CFN.values() if cfn else ()), *_ALL]
 
 
 def latest_version() -> TemplateVersion:

@@ -264,6 +264,7 @@ def _compile_stack(
         source=template.source,
         diags=diags,
         strict=strict,
+        cfn=template.version.is_cfn,
     )
     nested = (
         None

@@ -144,7 +144,7 @@ class _Scope:
         return self.template.version
 
     def has_parameter(self, name: str) -> bool:
-        return name in self.template.parameters or name.startswith("OS::")
+        return name in self.template.parameters or self.version.is_pseudo_parameter(name)
 
     def has_resource(self, name: str) -> bool:
         return name in self.enabled

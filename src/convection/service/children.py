@@ -39,7 +39,17 @@ from convection.model import (
     compile_stack,
     path_value,
 )
-from convection.plan import Action, Plan, Stored, build_plan, preview, reference_id, stored_entries
+from convection.plan import (
+    Action,
+    Change,
+    Plan,
+    Stored,
+    always_updated,
+    build_plan,
+    preview,
+    reference_id,
+    stored_entries,
+)
 from convection.resources import (
     ChildStack,
     InMemoryContext,
@@ -114,10 +124,8 @@ def child_inputs(
         values = {**values, size_key: 1}
     ctx = InMemoryContext(
         resource_name=name,
-        stack_name=definition.parameters.value("OS::stack_name")
-        if "OS::stack_name" in definition.parameters
-        else "",
-        stack_id=str(definition.parameters.value("OS::stack_id")),
+        stack_name=definition.parameters.identity[0],
+        stack_id=definition.parameters.identity[1],
         data=dict(data or {}),
         operation_id=f"preview-{name}",
     )
@@ -255,12 +263,13 @@ class NestedPreview:
     resources are listed as deleted, all the way down; the children of
     added and replaced ones (built from the new definition) as added; and
     for a resource updated in place, its stored child is previewed against
-    its new child, bucket by bucket, and that preview recursed into. A
-    resource left unchanged leaves its child as it is, so its stored
-    resources are listed as unchanged (Heat always updates a nested stack
-    and lets its resources decide, which shows them so too). Each nested
-    entry names its stack (``stack_name``, ``stack_identity``) and the
-    resource that owns it (``parent_resource``)."""
+    its new child, bucket by bucket, and that preview recursed into. An
+    owner is updated whether or not anything of it changed (Heat's
+    ``StackResource._needs_update``; see :func:`convection.plan.always_updated`),
+    so an unchanged owner's child is previewed too; a resource left
+    unchanged that is no owner has no child to show. Each nested entry names
+    its stack (``stack_name``, ``stack_identity``) and the resource that
+    owns it (``parent_resource``)."""
 
     __slots__ = ("_limits", "_registry", "_store")
 
@@ -290,11 +299,17 @@ class NestedPreview:
                 continue
             if change.action in _NEW:
                 self._added(out, definition, change.name, stack.name, stack.project, current, depth)
-            elif change.action in _CHANGED and row is not None:
+            elif row is not None and self._previewed(change):
                 self._updated(out, definition, row, stack, current, depth)
             elif change.action is Action.NOOP and row is not None:
                 reason = f"its owner {change.name} is unchanged"
                 self._listed(out, "unchanged", row, stack, reason, depth)
+
+    def _previewed(self, change: Change) -> bool:
+        """Whether the change updates the resource's child in Heat's eyes."""
+        if change.action in _CHANGED:
+            return True
+        return change.action is Action.NOOP and always_updated(change.type, self._registry)
 
     def _child_stack(self, row: ResourceRecord, owner: StackRecord) -> StackRecord | None:
         """The stored child stack of ``row``, if it has one."""
@@ -383,7 +398,9 @@ class NestedPreview:
         rows = self._store.list_resources(stack.id)
         nested = compiled.definition
         plan = build_plan(nested, rows, self._registry, operation="UPDATE")
-        shown = preview(plan, nested, rows, stack_name=stack.name, stack_id=stack.id)
+        shown = preview(
+            plan, nested, rows, stack_name=stack.name, stack_id=stack.id, schemas=self._registry
+        )
         for bucket, entries in shown.items():
             out[bucket].extend(_owned(entries, row.name))
         self.extend(out, plan, nested, rows, stack, depth + 1)

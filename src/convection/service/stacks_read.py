@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from convection.common import InvalidInput, NotFound, ResourceNotFound, Status
+from convection.hot import HEAD_SECTIONS
 from convection.service.views import (
     event_view,
     masked_environment,
@@ -295,7 +296,7 @@ class StackReads:
         and decode the whole template back."""
         if len(self._heads) >= _CACHE_SIZE:
             self._heads.clear()
-        head = {k: v for k, v in template.items() if k in ("description", "parameters")}
+        head = {k: v for k, v in template.items() if k in HEAD_SECTIONS}
         env = {k: v for k, v in environment.items() if k == "parameter_defaults"}
         found = self._heads[template_id] = TemplateRecord(
             id=template_id, template=head, environment=env

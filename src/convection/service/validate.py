@@ -111,7 +111,7 @@ def _nested_parameters(
 
 def _project(compiled: Compiled) -> str:
     params = compiled.definition.parameters
-    return str(params.value("OS::project_id")) if "OS::project_id" in params else ""
+    return params.identity[2]
 
 
 def _environment(compiled: Compiled) -> dict[str, JSON]:

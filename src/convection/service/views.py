@@ -42,10 +42,12 @@ def masked_environment(
     ``parameter_defaults``. As Heat's ``all_param_schemata``, a name is
     judged by the stack's template, else by the templates among ``files``
     (nested ones: ``parameter_defaults`` reach them too)."""
+    from convection.hot import parameter_specs  # only once there is a template to read
+
     out = copy.deepcopy(dict(environment))
     schemas = _file_parameter_schemas(files or {})
-    schemas.update(_parameter_section(template))
-    hidden = {n for n, spec in schemas.items() if isinstance(spec, Mapping) and spec.get("hidden")}
+    schemas.update(parameter_specs(template))
+    hidden = {n for n, spec in schemas.items() if spec["hidden"]}
     for section in ("parameters", "parameter_defaults"):
         values = out.get(section)
         if isinstance(values, dict):
@@ -54,34 +56,33 @@ def masked_environment(
     return out
 
 
-def _parameter_section(template: Mapping[str, Any]) -> dict[str, Any]:
-    params = template.get("parameters")
-    return dict(params) if isinstance(params, Mapping) else {}
+#: Text that may be a template of either format: others are not parsed.
+_TEMPLATE_MARKS = ("heat_template_version", "AWSTemplateFormatVersion", "HeatTemplateFormatVersion")
 
 
-def _file_parameter_schemas(files: Mapping[str, str]) -> dict[str, Any]:
-    """The parameter sections of the HOT templates among ``files``, later
-    files over earlier ones; other files (scripts, data) are skipped."""
-    found: dict[str, Any] = {}
+def _file_parameter_schemas(files: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+    """The parameters of the templates among ``files`` (HOT or
+    CloudFormation), later files over earlier ones; other files (scripts,
+    data) are skipped."""
+    found: dict[str, dict[str, Any]] = {}
     for name, text in files.items():
-        if not isinstance(text, str) or "heat_template_version" not in text:
+        if not isinstance(text, str) or not any(m in text for m in _TEMPLATE_MARKS):
             continue
-        from convection.hot import load  # only once there is a template to read
+        from convection.hot import load, parameter_specs  # only once there is a template
 
         try:
             data = load(text, name).data
         except ConvectionError:
             continue
-        if isinstance(data, Mapping) and "heat_template_version" in data:
-            found.update(_parameter_section(data))
+        if isinstance(data, Mapping) and any(m in data for m in _TEMPLATE_MARKS):
+            found.update(parameter_specs(data))
     return found
 
 
 def hidden_parameters(template: Mapping[str, Any]) -> frozenset[str]:
-    params = template.get("parameters") or {}
-    return frozenset(
-        name for name, spec in params.items() if isinstance(spec, dict) and spec.get("hidden")
-    )
+    from convection.hot import parameter_specs
+
+    return frozenset(name for name, spec in parameter_specs(template).items() if spec["hidden"])
 
 
 def parameter_view(stack: StackRecord, template: TemplateRecord | None) -> dict[str, str]:
@@ -90,25 +91,28 @@ def parameter_view(stack: StackRecord, template: TemplateRecord | None) -> dict[
     text, hidden ones as ``******``. A value is the one given, else the
     environment's ``parameter_defaults`` one, else the template default
     (``None`` at any level counts as not given, as in Heat)."""
+    from convection.hot import is_cfn, parameter_specs, pseudo_parameters
+
     raw = template.template if template is not None else {}
     env = template.environment if template is not None else {}
     defaults = env.get("parameter_defaults") if isinstance(env, Mapping) else None
     defaults = defaults if isinstance(defaults, Mapping) else {}
-    out: dict[str, str] = {
-        "OS::stack_id": stack.id,
-        "OS::project_id": stack.project,
-        "OS::stack_name": stack.name,
-    }
-    for name, spec in (raw.get("parameters") or {}).items():
-        if not isinstance(spec, Mapping):
-            continue
+    pseudo = pseudo_parameters(
+        stack_name=stack.name, stack_id=stack.id, project_id=stack.project, cfn=is_cfn(raw)
+    )
+    out: dict[str, str] = dict(sorted(pseudo.items(), key=lambda kv: _PSEUDO_ORDER.get(kv[0], 9)))
+    for name, spec in parameter_specs(raw).items():
         value = stack.parameters.get(name)
-        for fallback in (defaults.get(name), spec.get("default")):
+        for fallback in (defaults.get(name), spec["default"]):
             if value is None:
                 value = fallback
         if value is not None:
-            out[name] = MASK if spec.get("hidden") else parameter_text(spec.get("type"), value)
+            out[name] = MASK if spec["hidden"] else parameter_text(spec["type"], value)
     return out
+
+
+#: The order stack show lists HOT's pseudo-parameters in, as Heat's.
+_PSEUDO_ORDER = {"OS::stack_id": 0, "OS::project_id": 1, "OS::stack_name": 2}
 
 
 def parameter_text(ptype: Any, value: Any) -> str:
@@ -142,8 +146,10 @@ def output_view(output: Mapping[str, Any]) -> dict[str, Any]:
 
 def template_description(template: TemplateRecord | None) -> str:
     """Heat's template ``description``, "No description" when there is none."""
+    from convection.hot import template_description as written
+
     raw = template.template if template is not None else {}
-    return str(raw.get("description") or "No description")
+    return str(written(raw) or "No description")
 
 
 def stack_summary(

@@ -15,13 +15,10 @@ from convection.api.errors import ApiError
 from convection.api.routers._common import PREFIX, Service, bool_param, limits
 from convection.api.type_schema import description, generated_template, type_schema
 from convection.common import NotFound
-from convection.hot import all_versions, function_descriptions, get_version
+from convection.hot import all_versions, function_descriptions, version_by_key
 from convection.service import validate_template
 
 router = APIRouter(prefix=PREFIX, tags=["templates"])
-
-#: The key Heat names HOT versions (and their aliases) under.
-HOT_KEY = "heat_template_version"
 
 
 @router.post("/validate", summary="Validate a template")
@@ -91,19 +88,23 @@ def resource_type_template(
 
 @router.get("/template_versions", summary="List template versions")
 def list_template_versions(principal: Reader) -> dict[str, Any]:
-    """Heat's list: each dated version once, its release-name aliases in the
-    same ``heat_template_version.<name>`` form it registers them under."""
+    """Heat's list: the CloudFormation formats (``type: cfn``), then each
+    dated HOT version once, its release-name aliases in the same
+    ``heat_template_version.<name>`` form it registers them under."""
     versions = [
-        {"version": v.key, "type": "hot", "aliases": [f"{HOT_KEY}.{a}" for a in v.aliases]}
-        for v in all_versions()
+        {
+            "version": v.key,
+            "type": v.format,
+            "aliases": [f"{v.version_key}.{a}" for a in v.aliases],
+        }
+        for v in all_versions(cfn=True)
     ]
     return {"template_versions": versions}
 
 
 @router.get("/template_versions/{version}/functions", summary="A version's functions")
 def list_template_functions(request: Request, principal: Reader, version: str) -> dict[str, Any]:
-    prefix, _, name = version.partition(".")
-    found = get_version(name) if prefix == HOT_KEY else None
+    found = version_by_key(version)
     if found is None:
         raise ApiError(404, f"Template with version {version} not found", "NotFound")
     conditions = bool_param(

@@ -1,19 +1,24 @@
-"""The CloudFormation functions HOT 2013-05-23 still accepts, and
-:class:`Removed`, which later versions put in their place.
+"""The CloudFormation functions (``heat/engine/cfn/functions.py``), and
+:class:`Removed`, which later HOT versions put in their place.
 
-Heat's 2013-05-23 table has exactly ``Fn::GetAZs``, ``Ref``, ``Fn::Select``,
+Heat's HOT 2013-05-23 table has ``Fn::GetAZs``, ``Ref``, ``Fn::Select``,
 ``Fn::Join``, ``Fn::Split``, ``Fn::Replace``, ``Fn::Base64``,
 ``Fn::MemberListToMap`` and ``Fn::ResourceFacade`` (no ``Fn::GetAtt`` and
 no ``Fn::FindInMap``). 2014-10-16 removes all of them but ``Fn::Select``,
 and 2015-10-15 removes that too. A removed name is not plain data: it is an
 error that says the function is not supported in this version.
+
+CloudFormation-format templates have all of them, plus ``Fn::GetAtt``,
+``Fn::FindInMap`` and (``AWSTemplateFormatVersion`` only) ``Fn::If`` with
+the condition functions ``Fn::Equals``, ``Fn::Not``, ``Fn::And``,
+``Fn::Or``, ``Fn::FindInMap`` and ``Ref`` of a parameter.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from itertools import groupby
 from typing import Any, ClassVar
 
@@ -21,12 +26,17 @@ from convection.common import Diagnostics, Path
 from convection.hot.functions.base import (
     ArgumentError,
     Function,
+    FunctionTable,
     Resolver,
     Scope,
     Shaped,
+    UnknownHook,
+    parse,
     resolve,
+    to_data,
 )
-from convection.hot.functions.refs import ResourceFacade, reference_error
+from convection.hot.functions.conditionals import And, Equals, If, Or, condition_value
+from convection.hot.functions.refs import GetAttr, ResourceFacade, reference_error
 from convection.hot.functions.strings import Join, Replace
 
 
@@ -272,3 +282,161 @@ class CfnResourceFacade(ResourceFacade):
         "DeletionPolicy": "deletion_policy",
         "UpdatePolicy": "update_policy",
     }
+
+
+class GetAtt(GetAttr):
+    """``Fn::GetAtt: [resource, attribute]``: exactly two arguments."""
+
+    __slots__ = ()
+
+    def check(self, args: Any) -> None:
+        if not isinstance(args, list) or len(args) != 2:
+            raise ArgumentError(
+                f'Arguments to "{self.name}" must be of the form [resource_name, attribute]'
+            )
+
+
+class ParamRef(Function):
+    """``Ref: parameter`` in a condition, where only parameters may be named."""
+
+    __slots__ = ()
+    summary = "A function for resolving parameter references."
+
+    def validate(self, scope: Scope, diags: Diagnostics) -> None:
+        super().validate(scope, diags)
+        if isinstance(self.args, str) and not scope.has_parameter(self.args):
+            diags.error(_unknown_reference(self.args), self.path)
+
+    def result(self, resolver: Resolver) -> Any:
+        name = resolve(self.args, resolver)
+        try:
+            return resolver.parameter(name)
+        except (KeyError, TypeError):
+            raise self.error(_unknown_reference(name)) from None
+
+
+def _unknown_reference(name: Any) -> str:
+    """Heat's ``InvalidTemplateReference(resource=name, key='unknown')``."""
+    return f'The specified reference "{name}" (in unknown) is incorrect.'
+
+
+class Mappings:
+    """A template's ``Mappings`` section, carried inside each ``Fn::FindInMap``
+    call so the call can be evaluated (and rebuilt after its macros expand)
+    without a resolver that knows the template. A leaf to every tree walk."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.data = data
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mappings) and other.data == self.data
+
+    def __hash__(self) -> int:
+        return id(self.data)
+
+    def __repr__(self) -> str:
+        return f"<Mappings {sorted(self.data)}>"
+
+
+class MappingTable(dict[str, type[Function]]):
+    """A function table that also holds the template's mappings."""
+
+    def __init__(self, table: FunctionTable, mappings: Mappings) -> None:
+        super().__init__(table)
+        self.mappings = mappings
+
+
+class FindInMap(Shaped):
+    """``Fn::FindInMap: [map_name, key, value]``: ``Mappings[map][key][value]``."""
+
+    __slots__ = ()
+    summary = "A function for resolving keys in the template mappings."
+
+    @classmethod
+    def parse_arguments(
+        cls,
+        args: Any,
+        table: FunctionTable,
+        diags: Diagnostics,
+        path: Path,
+        on_unknown: UnknownHook | None = None,
+    ) -> Any:
+        parsed = parse(args, table, diags, path, on_unknown=on_unknown)
+        mappings = getattr(table, "mappings", None)
+        if isinstance(parsed, list) and len(parsed) == 3 and isinstance(mappings, Mappings):
+            return [*parsed, mappings]
+        return parsed
+
+    def check(self, args: Any) -> None:
+        if not isinstance(args, list) or len(args) != 4 or not isinstance(args[3], Mappings):
+            raise ArgumentError(
+                f'Arguments to "{self.name}" must be of the form [map_name, key, value]'
+            )
+
+    def validate(self, scope: Scope, diags: Diagnostics) -> None:
+        super().validate(scope, diags)
+        if self.pending or any(isinstance(a, Function) for a in self.args[:3]):
+            return  # known only once its arguments resolve
+        try:
+            self._find(self.args[0], self.args[1], self.args[2])
+        except ArgumentError as exc:
+            diags.error(str(exc), self.path)
+
+    def evaluate(self, resolver: Resolver) -> Any:
+        names = [resolve(a, resolver) for a in self.args[:3]]
+        try:
+            return self._find(*names)
+        except ArgumentError as exc:
+            raise self.error(str(exc)) from None
+
+    def _find(self, mapping: Any, key: Any, value: Any) -> Any:
+        found: Any = self.args[3].data
+        for kind, name in (("mapping", mapping), ("key", key), ("value", value)):
+            if not isinstance(found, Mapping) or not isinstance(name, str) or name not in found:
+                raise ArgumentError(f'"{self.name}": {kind} {name!r} not found in Mappings')
+            found = found[name]
+        return found
+
+    def to_data(self) -> dict[str, Any]:
+        return {self.name: to_data(list(self.args[:3]))}
+
+
+class CfnIf(If):
+    """``Fn::If: [condition_name, value_if_true, value_if_false]``."""
+
+    __slots__ = ()
+
+
+class CfnEquals(Equals):
+    """``Fn::Equals: [value_1, value_2]``."""
+
+    __slots__ = ()
+
+
+class CfnNot(Function):
+    """``Fn::Not: [condition]``: a list of one condition."""
+
+    __slots__ = ()
+    summary = "A function that acts as a NOT operator on a condition."
+
+    def __init__(self, name: str, args: Any, path: Path) -> None:
+        super().__init__(name, args, path)
+        if not isinstance(args, list) or len(args) != 1:
+            raise ArgumentError(f'Arguments to "{name}" must be of the form: [condition]')
+
+    def result(self, resolver: Resolver) -> Any:
+        return not condition_value(self, resolve(self.args[0], resolver), resolver)
+
+
+class CfnAnd(And):
+    """``Fn::And: [condition, condition, ...]``."""
+
+    __slots__ = ()
+
+
+class CfnOr(Or):
+    """``Fn::Or: [condition, condition, ...]``."""
+
+    __slots__ = ()

@@ -177,6 +177,49 @@ def _build() -> tuple[dict[str, FunctionTable], dict[str, FunctionTable], dict[s
 
 FUNCTIONS, CONDITION_FUNCTIONS, CONDITION_TABLES = _build()
 
+# CloudFormation formats (heat/engine/cfn/template.py): HeatTemplate is
+# 2012-12-12, CfnTemplate 2010-09-09 (its own Fn::If and conditions).
+_CFN_HEAT: Table = {
+    "Fn::FindInMap": cfn.FindInMap,
+    "Fn::GetAZs": cfn.GetAZs,
+    "Ref": cfn.Ref,
+    "Fn::GetAtt": cfn.GetAtt,
+    "Fn::Select": cfn.Select,
+    "Fn::Join": cfn.CfnJoin,
+    "Fn::Split": cfn.Split,
+    "Fn::Replace": cfn.CfnReplace,
+    "Fn::Base64": cfn.Base64,
+    "Fn::MemberListToMap": cfn.MemberListToMap,
+    "Fn::ResourceFacade": cfn.CfnResourceFacade,
+}
+_CFN_CONDITIONS: Table = {
+    "Fn::Equals": cfn.CfnEquals,
+    "Ref": cfn.ParamRef,
+    "Fn::FindInMap": cfn.FindInMap,
+    "Fn::Not": cfn.CfnNot,
+    "Fn::And": cfn.CfnAnd,
+    "Fn::Or": cfn.CfnOr,
+}
+
+
+def _build_cfn() -> tuple[
+    dict[str, FunctionTable], dict[str, FunctionTable], dict[str, FunctionTable]
+]:
+    parser = MappingProxyType(_condition_table({**_CFN_HEAT, "Fn::If": cfn.CfnIf}, _CFN_CONDITIONS))
+    bound = type("CfnIf", (cfn.CfnIf,), {"__slots__": (), "conditions": parser})
+    return (
+        {
+            "2012-12-12": MappingProxyType(dict(_CFN_HEAT)),
+            "2010-09-09": MappingProxyType({**_CFN_HEAT, "Fn::If": bound}),
+        },
+        {"2010-09-09": MappingProxyType(dict(_CFN_CONDITIONS))},
+        {"2010-09-09": parser},
+    )
+
+
+#: The CloudFormation formats' tables, by version; 2012-12-12 has no conditions.
+CFN_FUNCTIONS, CFN_CONDITION_FUNCTIONS, CFN_CONDITIONS_TABLES = _build_cfn()
+
 
 def introduced_in(name: str) -> str | None:
     """The first version whose function table has ``name`` (removed ones

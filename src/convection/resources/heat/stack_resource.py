@@ -25,7 +25,6 @@ from __future__ import annotations
 import abc
 import re
 from typing import Any, ClassVar
-from urllib.parse import quote
 
 from convection.common import JSON
 from convection.resources._context import ResourceContext
@@ -45,13 +44,6 @@ _CHILD_REASON = re.compile(
 _BARE_REASON = re.compile(r"^Resource \w+ failed: (?P<message>.*)$", re.DOTALL)
 #: ``get_attr: [owner, resource.NAME...]`` reads the nested stack's resources.
 RESOURCE_PREFIX = "resource."
-
-
-def stack_arn(project: str, name: str, stack_id: str) -> str:
-    """A stack's ARN, as Heat's ``HeatIdentifier.arn`` spells it."""
-    return (
-        f"arn:openstack:heat::{quote(project, '')}:stacks/{quote(name, '')}/{quote(stack_id, '')}"
-    )
 
 
 async def nested_attribute(ctx: ResourceContext, stack_id: str, key: str) -> JSON:

@@ -20,7 +20,7 @@ import hashlib
 from typing import Any, ClassVar
 
 from convection.common import JSON, Diagnostic, InvalidInput, Path
-from convection.hot import load
+from convection.hot import load, stack_arn
 from convection.resources._context import ResourceContext
 from convection.resources._nested import ChildStack
 from convection.resources._plugin import Properties, ResourceFailure
@@ -31,7 +31,6 @@ from convection.resources.heat.stack_resource import (
     STACK_ID_ATTRIBUTE,
     StackResourcePlugin,
     nested_attribute,
-    stack_arn,
 )
 
 #: A property the engine keeps with the others: the template's digest, so a
