@@ -27,6 +27,8 @@ outputs:
   inner_ref: {value: {get_attr: [web, resource.v]}}
   inner_value: {value: {get_attr: [web, resource.v.value]}}
   inner_first: {value: {get_attr: [web, resource.v.value, 0]}}
+  inner_split: {value: {get_attr: [web, resource.v, value]}}
+  inner_split_first: {value: {get_attr: [web, resource.v, value, 0]}}
   web_ref: {value: {get_resource: web}}
 """
 
@@ -39,6 +41,10 @@ def test_resource_paths_read_the_nested_stacks_resources(env: Env) -> None:
     got = outputs(env)
     assert got["inner_value"] == "hi-plain"
     assert got["inner_first"] == "h"  # the rest of the path selects, as select_from_attribute
+    # get_nested_attrs joins the key and the path: [web, resource.v, value]
+    # is v's value, not a key of v's reference id.
+    assert got["inner_split"] == "hi-plain"
+    assert got["inner_split_first"] == "h"
     assert got["inner_ref"] == (v.physical_id or "v")
     assert got["web_ref"] == f"arn:openstack:heat::p:stacks/{child.name}/{child.id}"
 

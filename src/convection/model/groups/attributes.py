@@ -168,15 +168,23 @@ class _Member(PathValue):
 
 def path_value(type_name: str, name: str, attributes: Mapping[str, JSON]) -> JSON | PathValue:
     """A group's stored attribute ``name`` as ``get_attr`` should walk it
-    (see the module docstring); any other type's value as stored."""
+    (see the module docstring); any other type's value as stored.
+
+    ``resource.NAME`` is walked as a member for every type: Heat's
+    ``StackResource.get_attribute`` reads ``[owner, resource.NAME, ATTR]``
+    as NAME's ``ATTR`` for template resources and nested stacks as for
+    groups (``grouputils.get_nested_attrs``); no other type has such names.
+    """
     value = attributes.get(name)
+    if name.startswith("resource.") and name.count(".") == 1:
+        return _Member(name, attributes)
     scaling = type_name in SCALING_GROUPS
     if not scaling and type_name not in RESOURCE_GROUPS:
         return value
     if name in _WHOLE:
         return value
     if name.startswith("resource."):
-        return _Member(name, attributes) if name.count(".") == 1 else value
+        return value
     if name in (("outputs", "outputs_list") if scaling else ("attributes",)):
         return _ByMember(value)
     return value if scaling else _EachMember(value)
