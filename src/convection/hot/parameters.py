@@ -126,11 +126,12 @@ def parse_parameters(
         message = f"Found a [{found}] instead"
         out.error(f'"{_SECTION}" must contain a map of parameter maps. {message}', (_SECTION,))
         return {}
-    parse = _parse_one_cfn if version.is_cfn else _parse_one
-    return {name: parse(name, data, version, out) for name, data in section_data.items()}
+    return {name: _parse_one(name, data, version, out) for name, data in section_data.items()}
 
 
 def _parse_one(name: str, data: Any, version: TemplateVersion, out: _Sink) -> ParameterSchema:
+    """One parameter in either format: its keys checked against the
+    version's, its schema read, then its default against its constraints."""
     path: Path = (_SECTION, name)
     if not isinstance(data, dict):
         out.error(f"Invalid parameter ({name}), expected a mapping", path)
@@ -139,8 +140,22 @@ def _parse_one(name: str, data: Any, version: TemplateVersion, out: _Sink) -> Pa
     for key in data:
         if key not in version.parameter_keys:
             out.error(f"Invalid key '{key}' for parameter ({name})", (*path, key))
-            if key == "tags":
+            if key == "tags" and not version.is_cfn:
                 out.warn(f"tags needs heat_template_version {TAGS_SINCE} or later", (*path, key))
+    read = _cfn_schema if version.is_cfn else _hot_schema
+    schema = read(name, data, version, out)
+    schema = dataclasses.replace(schema, valid=schema.valid and not out.errors_since(start))
+    error = _default_error(schema) if schema.valid and schema.default is not None else None
+    if error is None:
+        return schema
+    out.error(error, (*path, "Default" if version.is_cfn else "default"))
+    return dataclasses.replace(schema, default_valid=False)
+
+
+def _hot_schema(
+    name: str, data: dict[str, Any], version: TemplateVersion, out: _Sink
+) -> ParameterSchema:
+    path: Path = (_SECTION, name)
     ptype, tags = data.get("type"), data.get("tags", [])
     if "type" not in data:
         out.error(f"Missing parameter type for parameter: {name}", path)
@@ -150,7 +165,7 @@ def _parse_one(name: str, data: Any, version: TemplateVersion, out: _Sink) -> Pa
     if "type" in data and ptype not in PARAMETER_TYPES:
         out.error(f"Invalid type ({ptype})", (*path, "type"))
     _warn_flags(data, path, out)
-    schema = ParameterSchema(
+    return ParameterSchema(
         name=name,
         type=ptype if isinstance(ptype, str) else "",
         label=data.get("label"),
@@ -160,51 +175,31 @@ def _parse_one(name: str, data: Any, version: TemplateVersion, out: _Sink) -> Pa
         immutable=bool(data.get("immutable", False)),
         tags=tuple(tags) if isinstance(tags, list) else (),
         constraints=parsed or (),
-        valid=not out.errors_since(start) and parsed is not None,
+        valid=parsed is not None,
     )
-    error = _default_error(schema) if schema.valid and schema.default is not None else None
-    if error is None:
-        return schema
-    out.error(error, (*path, "default"))
-    return dataclasses.replace(schema, default_valid=False)
 
 
-_CFN_TYPES = CFN_PARAMETER_TYPES
-
-
-def _parse_one_cfn(name: str, data: Any, version: TemplateVersion, out: _Sink) -> ParameterSchema:
+def _cfn_schema(
+    name: str, data: dict[str, Any], version: TemplateVersion, out: _Sink
+) -> ParameterSchema:
     """A CloudFormation parameter (Heat's ``parameters.Schema.from_dict``):
     ``Type: String``, ``NoEcho``, and constraints as flat keys."""
     path: Path = (_SECTION, name)
-    if not isinstance(data, dict):
-        out.error(f"Invalid parameter ({name}), expected a mapping", path)
-        return ParameterSchema(name, "", valid=False)
-    start = len(out.diags)
-    for key in data:
-        if key not in version.parameter_keys:
-            out.error(f"Invalid key '{key}' for parameter ({name})", (*path, key))
     ptype = data.get("Type")
     if "Type" not in data:
         out.error(f"Missing parameter type for parameter: {name}", path)
-    elif ptype not in _CFN_TYPES:
+    elif ptype not in CFN_PARAMETER_TYPES:
         out.error(f"Invalid type ({ptype})", (*path, "Type"))
-    kind = _CFN_TYPES.get(ptype, "") if isinstance(ptype, str) else ""
-    parsed = _cfn_constraints(name, data, kind, out)
-    schema = ParameterSchema(
+    kind = CFN_PARAMETER_TYPES.get(ptype, "") if isinstance(ptype, str) else ""
+    return ParameterSchema(
         name=name,
         type=kind,
         label=data.get("Label"),
         description=data.get("Description"),
         default=data.get("Default"),
         hidden=str(data.get("NoEcho", "false")).lower() == "true",
-        constraints=parsed,
-        valid=not out.errors_since(start),
+        constraints=_cfn_constraints(name, data, kind, out),
     )
-    error = _default_error(schema) if schema.valid and schema.default is not None else None
-    if error is None:
-        return schema
-    out.error(error, (*path, "Default"))
-    return dataclasses.replace(schema, default_valid=False)
 
 
 def _cfn_constraints(
@@ -419,6 +414,24 @@ class ParameterValues:
 
     def is_pseudo(self, name: str) -> bool:
         return name in self._pseudo
+
+    def hidden_texts(self) -> tuple[str, ...]:
+        """The text forms of the hidden values, longest first, for whoever
+        masks them in a message: a string as it is, anything else also as
+        JSON, and each string item of a list (a ``comma_delimited_list``
+        item is what a script or a message shows)."""
+        found: set[str] = set()
+        for name in self._hidden:
+            if name not in self._values:
+                continue
+            value = self._values[name]
+            if isinstance(value, str):
+                found.add(value)
+            elif value is not None:
+                found.update((json.dumps(value), str(value)))
+                if isinstance(value, list):
+                    found.update(v for v in value if isinstance(v, str))
+        return tuple(sorted((t for t in found if t), key=lambda t: (-len(t), t)))
 
     def redacted(self) -> dict[str, Any]:
         """Every value, hidden ones as Heat masks them: fit for any output."""
