@@ -1,12 +1,24 @@
 """The shared vocabulary every layer speaks: JSON and path types,
 diagnostics (problems as values, with ``file:line:column``), the exception
-tree, limits, Heat's action x status states, and the garbage-collector
-pause bulk builders use.
+tree, limits and the budgets user expressions run under, Heat's action x
+status states, and the garbage-collector pause bulk builders use.
 
 Nothing here knows of templates, stacks, stores or processes; everything
 may import it, and it imports no other part of Convection.
 """
 
+from convection.common.budget import (
+    BudgetedOptions,
+    Exceeded,
+    budget,
+    budgeted_yaql_engine,
+    check_bits,
+    check_count,
+    check_length,
+    check_time,
+    current_limits,
+    default_yaql_options,
+)
 from convection.common.diagnostics import Diagnostic, Diagnostics, Mark, Severity, suggest
 from convection.common.errors import (
     ActionInProgress,
@@ -32,10 +44,12 @@ __all__ = [
     "JSON",
     "Action",
     "ActionInProgress",
+    "BudgetedOptions",
     "Conflict",
     "ConvectionError",
     "Diagnostic",
     "Diagnostics",
+    "Exceeded",
     "ExpressionError",
     "InvalidInput",
     "LimitExceeded",
@@ -50,7 +64,15 @@ __all__ = [
     "Severity",
     "StackExists",
     "Status",
+    "budget",
+    "budgeted_yaql_engine",
+    "check_bits",
+    "check_count",
+    "check_length",
+    "check_time",
     "collector_paused",
+    "current_limits",
+    "default_yaql_options",
     "format_path",
     "state_name",
     "suggest",

@@ -3,11 +3,8 @@
 
 yaql runs user code inside the engine, so it runs under three budgets:
 Heat's ``limit_iterators`` and ``memory_quota`` (which yaql enforces itself)
-and a wall-clock deadline Heat does not have. yaql reads its options on every
-function call and every collection it walks; the engine here answers those
-reads from the evaluation in progress, so the same check enforces the
-deadline without a thread or a signal. A single long builtin (one huge
-regular expression match) can still overrun it; the quotas bound the rest.
+and a wall-clock deadline Heat does not have, all kept by
+:mod:`convection.common.budget`, which Mistral's expressions share.
 
 A literal expression is parsed once, when the template is parsed, and a bad
 one is an argument error then; an expression produced by another function
@@ -16,18 +13,19 @@ is parsed when evaluated, as Heat must too.
 
 from __future__ import annotations
 
-import collections.abc  # yaql reads collections.abc without importing it
 import threading
-import time
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from typing import Any
 
 import yaql
 from yaql.language import exceptions as yaql_exceptions
-from yaql.language import factory as yaql_factory
 
-from convection.common import Limits, Path
+from convection.common import (
+    Exceeded,
+    Path,
+    budget,
+    budgeted_yaql_engine,
+    default_yaql_options,
+)
 from convection.hot.functions.base import (
     ArgumentError,
     Function,
@@ -38,69 +36,6 @@ from convection.hot.functions.base import (
     resolve,
 )
 
-_ = collections.abc  # imported for its side effect on yaql
-
-_ITERATORS = "yaql.limitIterators"
-_MEMORY = "yaql.memoryQuota"
-
-
-class _Timeout(Exception):
-    """Raised from inside yaql when an evaluation's deadline has passed."""
-
-
-class _Budget(threading.local):
-    """The evaluation in progress on this thread, if any."""
-
-    limits: Limits | None = None
-    deadline: float = 0.0
-
-
-_budget = _Budget()
-
-
-class _Options(Mapping[str, Any]):
-    """Engine options that answer from the current evaluation's budget."""
-
-    def __init__(self, static: dict[str, Any]) -> None:
-        self._static = static
-
-    def __getitem__(self, key: str) -> Any:
-        limits = _budget.limits
-        if limits is None:
-            return self._static[key]
-        if time.monotonic() > _budget.deadline:
-            raise _Timeout
-        if key == _ITERATORS:
-            return limits.yaql_limit_iterators
-        if key == _MEMORY:
-            return limits.yaql_memory_quota
-        return self._static[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._static)
-
-    def __len__(self) -> int:
-        return len(self._static)
-
-
-class _Engine(yaql_factory.YaqlEngine):  # type: ignore[misc]
-    """A yaql engine whose options follow the evaluation in progress."""
-
-    def __init__(self, base: Any, options: dict[str, Any]) -> None:
-        super().__init__(base.lexer, base.parser, options, base.factory)
-        self._budgeted = _Options(options)
-
-    @property
-    def options(self) -> Mapping[str, Any]:
-        return self._budgeted
-
-
-_STATIC_OPTIONS: dict[str, Any] = {
-    _ITERATORS: Limits().yaql_limit_iterators,
-    _MEMORY: Limits().yaql_memory_quota,
-    # Heat's results are JSON: a set comes out as a list either way.
-    "yaql.convertSetsToLists": True,
-}
 _engine: Any = None
 _context: Any = None
 _lock = threading.Lock()
@@ -111,20 +46,11 @@ def _parser() -> Any:
     global _engine, _context
     with _lock:
         if _engine is None:
-            base = yaql.YaqlFactory().create(dict(_STATIC_OPTIONS))
-            _engine = _Engine(base, dict(_STATIC_OPTIONS))
+            # Heat's results are JSON: a set comes out as a list either way.
+            options = {**default_yaql_options(), "yaql.convertSetsToLists": True}
+            _engine = budgeted_yaql_engine(options)
             _context = yaql.create_context()
     return _engine
-
-
-@contextmanager
-def _budgeted(limits: Limits) -> Iterator[None]:
-    _budget.limits = limits
-    _budget.deadline = time.monotonic() + limits.yaql_timeout
-    try:
-        yield
-    finally:
-        _budget.limits = None
 
 
 def parse_expression(name: str, expression: Any) -> Any:
@@ -175,9 +101,9 @@ class Yaql(Shaped):
         data = resolve(self.args.get("data", {}), resolver)
         limits = limits_of(resolver)
         try:
-            with _budgeted(limits):
+            with budget(limits):
                 return statement.evaluate({"data": data}, _context.create_child_context())
-        except _Timeout:
+        except Exceeded:
             raise self.error(
                 f'"{self.name}" took longer than {limits.yaql_timeout} seconds'
             ) from None
