@@ -43,6 +43,7 @@ HEAVY = (
     "convection.software",
     "convection.store",
     "convection.tokens",
+    "convection.workflows",
     "sqlalchemy",
     "yaql",
     "jinja2",

@@ -55,6 +55,15 @@ COMMANDS = {
     ),
     "stack": Lazy("convection.cli.stack:app", "group", "Stacks: create, update, delete, inspect."),
     "template": Lazy("convection.cli.template:app", "group", "Check and inspect templates."),
+    "workflow": Lazy(
+        "convection.cli.workflow:app", "group", "Mistral v2 workflows: validate and draw."
+    ),
+    "workbook": Lazy(
+        "convection.cli.workflow:workbook_app", "group", "Mistral v2 workbooks: validate."
+    ),
+    "action": Lazy(
+        "convection.cli.workflow:action_app", "group", "Mistral v2 ad-hoc actions: validate."
+    ),
     "config": Lazy("convection.cli.config_cmd:app", "group", "Configuration."),
     "token": Lazy(
         "convection.cli.token_cmd:app",

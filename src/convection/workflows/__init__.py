@@ -1,5 +1,6 @@
 """Workflows: Mistral's v2 language and its engine, a second front-end of
-the kernel (``convection.kernel``). Empty until issue 14 fills it.
+the kernel (``convection.kernel``). The language is here (issue 14); the
+engine and actions are to come.
 
 What will live here, in the layout of docs/architecture.md:
 
@@ -16,4 +17,8 @@ What must not live here: another scheduler, lease or journal (the kernel's
 are the only ones), or any reach into the stack tables.
 """
 
-__all__: list[str] = []
+import lazy_loader
+
+# Each name loads its module on first use (the expressions pull in yaql and
+# Jinja); the names and their modules are listed once, typed, in __init__.pyi.
+__getattr__, __dir__, __all__ = lazy_loader.attach_stub(__name__, __file__)
