@@ -1,6 +1,6 @@
 """Workflows: Mistral's v2 language and its engine, a second front-end of
-the kernel (``convection.kernel``). The language is here (issue 14); the
-engine and actions are to come.
+the kernel (``convection.kernel``). The language (``workflows.lang``) and
+the actions (``workflows.actions``) are here; the engine is to come.
 
 What will live here, in the layout of docs/architecture.md:
 
