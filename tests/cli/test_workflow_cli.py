@@ -106,3 +106,16 @@ def test_graph_of_a_file_with_several_workflows_needs_a_name(
     assert code == 1 and "holds 2 workflows (one, two): name one with --workflow" in err
     code, out, _ = cli(capsys, "workflow", "graph", str(path), "-w", "two", "-f", "json")
     assert code == 0 and json.loads(out)["nodes"] == ["b"]
+
+
+def test_action_list_and_show_read_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "action", "list", "-f", "json")
+    rows = {r["name"]: r for r in json.loads(out)}
+    assert code == 0 and {"std.noop", "std.http", "convection.stack.create"} <= set(rows)
+    assert rows["std.echo"]["input"] == "output, delay=0"  # Mistral's get_arg_list_as_str
+    code, out, _ = cli(capsys, "action", "show", "std.email", "-f", "json")
+    params = json.loads(out)["parameters"]
+    assert code == 0 and params["smtp_password"]["secret"] is True
+    assert params["to_addrs"]["required"] is True
+    code, _, err = cli(capsys, "action", "show", "std.ech")
+    assert code == 1 and "did you mean std.echo?" in err

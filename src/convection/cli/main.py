@@ -62,7 +62,9 @@ COMMANDS = {
         "convection.cli.workflow:workbook_app", "group", "Mistral v2 workbooks: validate."
     ),
     "action": Lazy(
-        "convection.cli.workflow:action_app", "group", "Mistral v2 ad-hoc actions: validate."
+        "convection.cli.workflow:action_app",
+        "group",
+        "Actions: list and show them; validate ad-hoc action files.",
     ),
     "config": Lazy("convection.cli.config_cmd:app", "group", "Configuration."),
     "token": Lazy(

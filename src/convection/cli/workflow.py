@@ -27,7 +27,9 @@ if TYPE_CHECKING:
 
 app = typer.Typer(help="Mistral v2 workflows: validate and draw.", no_args_is_help=True)
 workbook_app = typer.Typer(help="Mistral v2 workbooks: validate.", no_args_is_help=True)
-action_app = typer.Typer(help="Mistral v2 ad-hoc actions: validate.", no_args_is_help=True)
+action_app = typer.Typer(
+    help="Actions: list and show them; validate ad-hoc action files.", no_args_is_help=True
+)
 
 FileArg = Annotated[Path, typer.Argument(help="Definition file (YAML).", exists=False)]
 FormatOpt = Annotated[Format, typer.Option("-f", "--format", help="Output format.")]
@@ -131,4 +133,71 @@ def workflow_graph(
         typer.echo(json.dumps(graph.to_dict(), indent=2))
     else:
         typer.echo(to_dot(graph) if fmt is GraphFormat.dot else to_mermaid(graph), nl=False)
+    return 0
+
+
+def _action_row(cls: Any) -> dict[str, Any]:
+    """An action as Mistral's action-definition API shows a system one."""
+    from convection.workflows import input_text
+
+    return {
+        "name": cls.name,
+        "is_system": True,
+        "input": input_text(cls),
+        "description": cls.description,
+        "tags": [],
+    }
+
+
+@action_app.command("list")
+def action_list(fmt: FormatOpt = Format.table) -> int:
+    """List the actions a task can run: the built-ins and every plugin of
+    the ``convection.actions`` entry point group."""
+    from convection.workflows import default_registry
+
+    registry = default_registry()
+    body = [_action_row(registry.lookup(name)) for name in registry.names()]
+    emit(
+        body,
+        fmt,
+        lambda: simple_table(
+            ("Name", "Input", "Description"),
+            [(b["name"], b["input"], b["description"]) for b in body],
+        ),
+    )
+    return 0
+
+
+@action_app.command("show")
+def action_show(
+    name: Annotated[str, typer.Argument(help="Action name, e.g. std.http.")],
+    fmt: FormatOpt = Format.table,
+) -> int:
+    """Show one action: its input with types and defaults (secret inputs marked)."""
+    from convection.workflows import default_registry
+
+    cls = default_registry().lookup(name)
+    body = _action_row(cls)
+    body["parameters"] = {
+        p: {
+            "type": list(spec.types),
+            "required": spec.required,
+            "default": spec.default,
+            "secret": spec.secret,
+            "description": spec.description,
+        }
+        for p, spec in cls.input_schema.items()
+    }
+
+    def table() -> None:
+        simple_table(("Field", "Value"), [(k, body[k]) for k in ("name", "input", "description")])
+        simple_table(
+            ("Parameter", "Type", "Required", "Default", "Secret"),
+            [
+                (p, "|".join(s["type"]), s["required"], s["default"], s["secret"])
+                for p, s in body["parameters"].items()
+            ],
+        )
+
+    emit(body, fmt, table)
     return 0

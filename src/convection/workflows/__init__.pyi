@@ -23,6 +23,7 @@ from .actions import (
     arguments,
     builtin_actions,
     default_registry,
+    input_text,
     validate_input,
 )
 from .lang import (
@@ -113,6 +114,7 @@ __all__ = [
     "builtin_actions",
     "default_registry",
     "evaluate",
+    "input_text",
     "is_expression",
     "lookup_order",
     "parse_actions",

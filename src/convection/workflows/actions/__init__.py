@@ -26,6 +26,7 @@ from convection.workflows.actions.base import (
     StackOps,
     Success,
     arguments,
+    input_text,
 )
 from convection.workflows.actions.registry import (
     ENTRY_POINT_GROUP,
@@ -61,5 +62,6 @@ __all__ = [
     "arguments",
     "builtin_actions",
     "default_registry",
+    "input_text",
     "validate_input",
 ]

@@ -14,6 +14,7 @@ types.py``) and the execution context (``mistral_lib/actions/context.py``).
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Protocol, TypeAlias
@@ -249,3 +250,12 @@ def arguments(
     merged = {k: copy.deepcopy(p.default) for k, p in schema.items() if not p.required}
     merged.update(params)
     return merged
+
+
+def input_text(action: type[ActionPlugin]) -> str:
+    """An action's input as Mistral's API writes it (``get_arg_list_as_str``):
+    required names, then ``name=<default as JSON>``, joined by ``, ``."""
+    parts = []
+    for name, param in action.input_schema.items():
+        parts.append(name if param.required else f"{name}={json.dumps(param.default)}")
+    return ", ".join(parts)
