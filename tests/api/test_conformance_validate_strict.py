@@ -136,7 +136,9 @@ def test_validate_accepts_property_values_heat_checks_at_create(
 )
 def test_validate_does_not_resolve_property_functions(heat: Client, value: str) -> None:
     """Heat resolves properties only with values (``with_value``): a
-    function's argument errors wait for the stack to run."""
+    function's value errors wait for create, which refuses the first two
+    (``test_conformance_create_values.py``) and accepts the yaql over an
+    attribute, which waits for the resource."""
     template = f"""\
 {HEAD}resources:
   r: {{type: OS::Heat::RandomString}}

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from convection.common.errors import InvalidInput
 from convection.model.compiler import StackInputs
 
 from .conftest import Env
@@ -55,18 +58,22 @@ outputs:
     assert _outputs(shown) == {"s": True, "n": "42", "b": "false", "j": {"a": [1]}, "l": ["x", 1]}
 
 
-def test_a_value_of_the_wrong_type_still_fails(memory_env: Env) -> None:
-    shown = _create(
-        memory_env,
-        """
+def test_a_value_of_the_wrong_type_is_refused_at_create(memory_env: Env) -> None:
+    """Heat's create resolves the property (``with_value``) before the
+    type's own check reads it, so the request is refused, not the resource
+    failed."""
+    with pytest.raises(InvalidInput) as caught:
+        _create(
+            memory_env,
+            """
 parameters:
   text: {type: string, default: '{"a": 1}'}
 resources:
   j: {type: OS::Heat::Value, properties: {type: json, value: {get_param: text}}}
 """,
-    )
-    assert shown["stack_status"] == "CREATE_FAILED"
-    assert "is not a map" in shown["stack_status_reason"]
+        )
+    assert "resources.j.properties.value: " in str(caught.value)
+    assert "is not a map" in str(caught.value)
 
 
 def test_a_computed_get_attr_waits_for_the_resource_it_names(memory_env: Env) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -44,20 +43,9 @@ def short_id(stack_id: str, resource_id: int) -> str:
 
 def hidden_texts(parameters: ParameterValues) -> tuple[str, ...]:
     """The text forms of the hidden parameters' values, for plugins to
-    redact: a string as it is, anything else also as JSON, and each string
-    item of a list (a ``comma_delimited_list`` item is what a script sees)."""
-    found: set[str] = set()
-    for name in parameters.names():
-        if not parameters.is_hidden(name):
-            continue
-        value = parameters.value(name)
-        if isinstance(value, str):
-            found.add(value)
-        elif value is not None:
-            found.update((json.dumps(value), str(value)))
-            if isinstance(value, list):
-                found.update(v for v in value if isinstance(v, str))
-    return tuple(sorted((t for t in found if t), key=len, reverse=True))
+    redact (:meth:`ParameterValues.hidden_texts`: the compile masks the
+    same texts in its messages)."""
+    return parameters.hidden_texts()
 
 
 class EngineContext:

@@ -4,6 +4,7 @@ on first use (lazy_loader reads this stub)."""
 from . import functions
 from .conditions import Conditions
 from .constraints import (
+    MASK,
     AllowedValues,
     Constraint,
     CustomConstraint,
@@ -51,6 +52,7 @@ from .versions import (
 __all__ = [
     "EVENT_SINKS",
     "HEAD_SECTIONS",
+    "MASK",
     "PARAMETER_DEFAULTS",
     "RESOURCE_REGISTRY",
     "AllowedValues",

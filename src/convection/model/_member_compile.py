@@ -11,13 +11,17 @@ values are equal reuses the definition and graph, with its own
 environment and :class:`ParameterValues` (pseudo-parameters included) put
 in. A condition that reads ``OS::stack_name`` therefore keys its variant
 on that member's name, and nothing of one stack's identity reaches another.
+Property values are read too, to check them (``convection.model._values``),
+but they change diagnostics only, never the definition: a variant names the
+resources whose checks read a parameter, and a member reusing it checks
+those again with its own values.
 
 Entries are matched by content: the template document (the engine's hub
 hands out one document per template text, so equal texts are the same
 object, kept alive here), the environment documents, the files, and the
-catalog, strictness and limits. The cache is small and owned by its
-caller (the engine's ``NestedHub``), which drops an owner's entries when
-the owner's traversal ends.
+catalog, mode (strictness, and whether values are checked) and limits.
+The cache is small and owned by its caller (the engine's ``NestedHub``),
+which drops an owner's entries when the owner's traversal ends.
 """
 
 from __future__ import annotations
@@ -43,12 +47,14 @@ _FAILED = object()
 @dataclass(frozen=True, slots=True)
 class Variant:
     """A definition and what it was built from: the values its conditions
-    read (name, canonical JSON), its graph and its diagnostics."""
+    read (name, canonical JSON), its graph and its diagnostics, and the
+    resources whose value checks read a parameter."""
 
     used: tuple[tuple[str, str], ...]
     definition: StackDefinition
     graph: Graph
     diagnostics: tuple[Diagnostic, ...]
+    valued: frozenset[str] = frozenset()
 
     def fits(self, params: ParameterValues) -> bool:
         try:
@@ -66,7 +72,8 @@ class Entry:
     environments: tuple[Document, ...]
     files: Mapping[str, str]
     catalog: TypeCatalog | None
-    strict: bool
+    #: (strict, values): ``compile_stack``'s two switches.
+    mode: tuple[bool, bool]
     limits: Limits
     template: Template
     diagnostics: tuple[Diagnostic, ...]
@@ -78,12 +85,12 @@ class Entry:
         environments: tuple[Document, ...],
         files: Mapping[str, str],
         catalog: TypeCatalog | None,
-        strict: bool,
+        mode: tuple[bool, bool],
         limits: Limits,
     ) -> bool:
         return (
             self.template_doc is doc
-            and self.strict == strict
+            and self.mode == mode
             and self.catalog == catalog
             and self.limits == limits
             and _same_documents(self.environments, environments)
@@ -144,11 +151,11 @@ class MemberCompiles:
         environments: tuple[Document, ...],
         files: Mapping[str, str],
         catalog: TypeCatalog | None,
-        strict: bool,
+        mode: tuple[bool, bool],
         limits: Limits,
     ) -> Entry | None:
         for entry in self._entries:
-            if entry.matches(doc, environments, files, catalog, strict, limits):
+            if entry.matches(doc, environments, files, catalog, mode, limits):
                 return entry
         return None
 

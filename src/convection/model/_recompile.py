@@ -33,6 +33,7 @@ from typing import Any
 
 from convection.common import Diagnostic, Limits
 from convection.hot import Document, Environment, Template, functions, parse_template
+from convection.model._values import PropertyValues
 from convection.model.definition import StackDefinition, TypeCatalog, build_definition
 from convection.model.template_types import TemplateAwareCatalog
 
@@ -153,8 +154,11 @@ def recompile(
     catalog: TypeCatalog | None,
     strict: bool,
     limits: Limits,
+    values: bool = False,
 ) -> tuple[Template, StackDefinition] | None:
-    """The new template and definition, or None to compile in full."""
+    """The new template and definition, or None to compile in full.
+    With ``values``, the changed resources' property values are checked
+    (a stand-in has none), with the unchanged parameter values."""
     data = sources.template.data
     resources: dict[str, Any] = data["resources"]
     stand_ins = _named(resources, changed) - set(changed)
@@ -176,8 +180,9 @@ def recompile(
         else TemplateAwareCatalog(catalog, sources.files, strict=strict, limits=limits)
     )
     old = previous.definition
+    checker = PropertyValues(old.parameters, template.files, limits) if values else None
     definition, found = build_definition(
-        template, previous.environment, old.parameters, catalog=nested
+        template, previous.environment, old.parameters, catalog=nested, values=checker
     )
     diags.extend(found)
     if any(not _about(d, stand_ins) for d in diags):

@@ -38,7 +38,13 @@ from convection.hot import (
 )
 from convection.model import _recompile
 from convection.model._member_compile import Entry, MemberCompiles, Recorder, Variant
-from convection.model.definition import StackDefinition, TypeCatalog, build_definition
+from convection.model._values import PropertyValues
+from convection.model.definition import (
+    StackDefinition,
+    TypeCatalog,
+    build_definition,
+    check_values,
+)
 from convection.model.graph import CycleError, Graph
 from convection.model.template_types import TemplateAwareCatalog
 
@@ -126,19 +132,28 @@ def compile_stack(
     limits: Limits = DEFAULT_LIMITS,
     shared: MemberCompiles | None = None,
     owner: str = "",
+    values: bool | None = None,
 ) -> Compiled:
     """Run every phase; raise :class:`InvalidInput` listing all errors.
 
     ``strict=False`` is template-validate mode, as Heat's: parameter values
     need not be supplied and are not checked against constraints.
+    ``values`` (default: ``strict``) checks each property's value where it
+    needs no resource, as Heat's create, update and preview do
+    (:mod:`convection.model._values`); a stored template, accepted when it
+    was given, is compiled again without (``values=False``), so a stack made
+    before a check existed can still be read, updated from and deleted.
     ``shared`` (tagged with ``owner``) holds parses and definitions that
     other compiles of the same template may reuse: a group's members.
     """
+    checks = strict if values is None else values
     with collector_paused():  # see convection.common.gc: compiling makes no cycles
-        key = _stack_key(identity, catalog, strict, limits)
+        key = _stack_key(identity, catalog, (strict, checks), limits)
         previous = None if key is None else _recompile.recall(key)
         if previous is not None:
-            found = _again(inputs, previous, catalog=catalog, strict=strict, limits=limits)
+            found = _again(
+                inputs, previous, catalog=catalog, strict=strict, limits=limits, values=checks
+            )
             if found is not None:
                 _remember(key, inputs, found)
                 return found
@@ -149,6 +164,7 @@ def compile_stack(
             strict=strict,
             limits=limits,
             shared=_Sharing(shared, owner) if shared is not None else None,
+            values=checks,
         )
         if key is not None:
             _remember(key, inputs, compiled)
@@ -156,14 +172,17 @@ def compile_stack(
 
 
 def _stack_key(
-    identity: StackIdentity, catalog: TypeCatalog | None, strict: bool, limits: Limits
+    identity: StackIdentity,
+    catalog: TypeCatalog | None,
+    mode: tuple[bool, bool],
+    limits: Limits,
 ) -> Hashable | None:
     """What a compile of a stack's template is remembered under (see
     :mod:`convection.model._recompile`); None for validation and previews of new
     stacks, which are never remembered."""
     if identity.id in (VALIDATION_IDENTITY.id, ""):
         return None
-    key = (identity, catalog, strict, limits)
+    key = (identity, catalog, mode, limits)
     try:
         hash(key)
     except TypeError:  # an unhashable catalog: nothing to key on
@@ -191,6 +210,7 @@ def _again(
     catalog: TypeCatalog | None,
     strict: bool,
     limits: Limits,
+    values: bool,
 ) -> Compiled | None:
     """The compile of ``inputs`` built from the stack's previous compile, or
     None when only a full compile gives the exact result."""
@@ -204,7 +224,7 @@ def _again(
     if not changed:
         return last
     rebuilt = _recompile.recompile(
-        sources, previous, changed, catalog=catalog, strict=strict, limits=limits
+        sources, previous, changed, catalog=catalog, strict=strict, limits=limits, values=values
     )
     if rebuilt is None:
         return None
@@ -230,6 +250,7 @@ def _compile_stack(
     strict: bool = True,
     limits: Limits = DEFAULT_LIMITS,
     shared: _Sharing | None = None,
+    values: bool = True,
 ) -> Compiled:
     """Run every phase; raise :class:`InvalidInput` listing all errors.
 
@@ -240,7 +261,7 @@ def _compile_stack(
     template: Template | None
     if shared is not None:
         entry = shared.cache.find(
-            inputs.template, inputs.environments, inputs.files, catalog, strict, limits
+            inputs.template, inputs.environments, inputs.files, catalog, (strict, values), limits
         )
     if entry is not None:
         template, diags = entry.template, Diagnostics()
@@ -277,23 +298,33 @@ def _compile_stack(
             parameter_defaults=tuple(environment.parameter_defaults),
         )
     )
+    checker = PropertyValues(params, template.files, limits) if values else None
     variant = None if entry is None or diags.has_errors else entry.variant(params)
     if variant is not None:
         definition = replace(variant.definition, environment=environment, parameters=params)
         graph = variant.graph
         diags.extend(variant.diagnostics)
+        if checker is not None and variant.valued:
+            again = check_values(definition, nested, checker, variant.valued)
+            diags.extend(again.errors)
     else:
         recorder = Recorder(params)
         before = len(tuple(diags))
         definition, ddiags = build_definition(
-            template, environment, params, catalog=nested, read=recorder
+            template, environment, params, catalog=nested, read=recorder, values=checker
         )
         diags.extend(ddiags)
         graph = _graph(definition, diags)
         if shared is not None and not diags.has_errors:
             used = recorder.used()
-            made = None if used is None else Variant(used, definition, graph, tuple(diags)[before:])
-            shared.keep(entry, inputs, (template, parsed), (catalog, strict, limits), made)
+            valued = frozenset(() if checker is None else checker.read)
+            made = (
+                None
+                if used is None
+                else Variant(used, definition, graph, tuple(diags)[before:], valued)
+            )
+            mode = (catalog, (strict, values), limits)
+            shared.keep(entry, inputs, (template, parsed), mode, made)
     if diags.has_errors:
         raise InvalidInput(diags)
     return Compiled(template, environment, definition, graph, tuple(diags.warnings))
@@ -311,21 +342,21 @@ class _Sharing:
         entry: Entry | None,
         inputs: StackInputs,
         parse: tuple[Template, tuple[Diagnostic, ...]],
-        mode: tuple[TypeCatalog | None, bool, Limits],
+        mode: tuple[TypeCatalog | None, tuple[bool, bool], Limits],
         made: Variant | None,
     ) -> None:
         """Remember the parse (with its own diagnostics: the environment's
         and the parameters' are made afresh by every compile) and the
         definition, unless one of its parameter reads failed (``None``)."""
         if entry is None:
-            catalog, strict, limits = mode
+            catalog, switches, limits = mode
             entry = Entry(
                 self.owner,
                 inputs.template,
                 tuple(inputs.environments),
                 dict(inputs.files),
                 catalog,
-                strict,
+                switches,
                 limits,
                 parse[0],
                 parse[1],

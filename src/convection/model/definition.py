@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol, runtime_checkable
 
-from convection.common import ConvectionError, Diagnostics, ExpressionError, Path
+from convection.common import ConvectionError, Diagnostic, Diagnostics, ExpressionError, Path
 from convection.hot import (
     Conditions,
     Environment,
@@ -30,6 +30,7 @@ from convection.hot import (
     functions,
     is_template_name,
 )
+from convection.model._values import PropertyValues, masked
 
 _POLICY_NAMES = {"delete": "Delete", "retain": "Retain", "snapshot": "Snapshot"}
 
@@ -179,6 +180,14 @@ class _Builder:
         self.conditions = Conditions(template.conditions, read or params.value)
         #: Expansion problems already reported: many ``if`` share one condition.
         self.unexpanded: set[tuple[str, Path]] = set()
+        self._reported: frozenset[tuple[str, Path]] | None = None
+
+    def reported(self) -> frozenset[tuple[str, Path]]:
+        """What was reported before the types were checked (message, path),
+        worked out once: the value checks must not say it again."""
+        if self._reported is None:
+            self._reported = frozenset((d.message, d.path) for d in self.diags)
+        return self._reported
 
     def error(self, message: str, path: Path) -> None:
         self.diags.add(self.t.source.diagnostic(message, path))
@@ -287,6 +296,7 @@ def build_definition(
     *,
     catalog: TypeCatalog | None = None,
     read: Callable[[str], Any] | None = None,
+    values: PropertyValues | None = None,
 ) -> tuple[StackDefinition, Diagnostics]:
     """Evaluate conditions, expand macros and check every reference.
 
@@ -296,6 +306,12 @@ def build_definition(
     which read them with ``read`` (default ``parameters.value``): the
     compiler passes a recorder to learn which values a definition depends
     on, so group members can share it (``convection.model._member_compile``).
+    With ``values`` (a create, update or preview) the types check each
+    property's value where it needs no resource, as Heat's
+    ``Properties.validate(with_value=True)`` does; the definition still
+    holds the calls (see :mod:`convection.model._values`). Those reads of
+    parameters are ``values.read``'s, not ``read``'s: they add diagnostics,
+    never change the definition.
     """
     b = _Builder(template, environment, parameters, catalog, read)
     conditions = _evaluate_conditions(b)
@@ -311,7 +327,7 @@ def build_definition(
     unchecked = _unchecked_in_outputs(outputs.values())
     resources = _computed_edges(b, scope, resources, outputs.values(), unchecked)
     _validate_functions(b, scope, resources.values(), outputs.values(), unchecked)
-    _validate_types(b, lookups, resources.values())
+    _validate_types(b, lookups, resources.values(), values)
     definition = StackDefinition(
         template=template,
         environment=environment,
@@ -424,7 +440,10 @@ def _validate_functions(
 
 
 def _validate_types(
-    b: _Builder, lookups: _Lookups | None, resources: Iterable[ResourceDefinition]
+    b: _Builder,
+    lookups: _Lookups | None,
+    resources: Iterable[ResourceDefinition],
+    values: PropertyValues | None = None,
 ) -> None:
     if lookups is None:
         return
@@ -435,12 +454,61 @@ def _validate_types(
             hint = _did_you_mean(r.type, lookups.catalog)
             b.error(f"The Resource Type ({r.type}) could not be found.{hint}", (*r.path, "type"))
             continue
-        info.validate_properties(r.properties, (*r.path, "properties"), sub)
-        if isinstance(info, Provider):
+        if values is None or getattr(info, "ignores_properties", False) is True:
+            info.validate_properties(r.properties, (*r.path, "properties"), sub)
+        else:
+            _validate_values(b, info, r, values, sub)
+        # Not isinstance(info, Provider): a runtime Protocol check costs
+        # more than the rest of this loop, and this runs per resource.
+        check = getattr(info, "validate_facade", None) if r.type != r.resolved_type else None
+        if check is not None:
             facade = _facade(b.env, lookups, r)
             if facade is not None:
-                info.validate_facade(facade, r.type, (*r.path, "type"), sub)
+                check(facade, r.type, (*r.path, "type"), sub)
     _add_located(b, sub)
+
+
+def _validate_values(
+    b: _Builder, info: TypeInfo, r: ResourceDefinition, values: PropertyValues, diags: Diagnostics
+) -> None:
+    """Check ``r``'s properties with their values (Heat's ``with_value``):
+    its static calls' errors, then the schema on what they resolved to.
+    A type that reads no properties (``ignores_properties``: OS::Heat::None,
+    whose Heat ``reparse`` drops them) is not asked.
+    A call's error already reported (a computed resource name's, by
+    ``_computed_edges``) is not repeated. When a hidden parameter was read,
+    its value is masked in every message about the resource."""
+    errors: list[Diagnostic] = []
+    checked, secret = values.evaluate(r.name, r.properties, errors)
+    if not errors and not secret:  # most resources
+        info.validate_properties(checked, (*r.path, "properties"), diags)
+        return
+    found = Diagnostics()
+    if errors:
+        seen = b.reported()
+        found.extend(d for d in errors if (d.message, d.path) not in seen)
+    info.validate_properties(checked, (*r.path, "properties"), found)
+    if secret:
+        secrets = b.params.hidden_texts()
+        diags.extend(masked(d, secrets) for d in found)
+    else:
+        diags.extend(found)
+
+
+def check_values(
+    definition: StackDefinition,
+    catalog: TypeCatalog | None,
+    values: PropertyValues,
+    names: Iterable[str],
+) -> Diagnostics:
+    """The value checks of ``names`` again, for a definition built with
+    other parameter values (a group member sharing another's: what its
+    resources' values read differs, so their checks may too)."""
+    b = _Builder(definition.template, definition.environment, definition.parameters, catalog)
+    if catalog is not None:
+        chosen = [definition.resources[n] for n in names if n in definition.resources]
+        _validate_types(b, _Lookups(catalog), chosen, values)
+    return b.diags
 
 
 def _facade(env: Environment, lookups: _Lookups, r: ResourceDefinition) -> TypeInfo | None:

@@ -139,6 +139,13 @@ class TypeInfo:
     def attribute_names(self) -> Collection[str] | None:
         return self.plugin.attribute_names()
 
+    @property
+    def ignores_properties(self) -> bool:
+        """A type that takes any properties and reads none (OS::Heat::None,
+        whose ``reparse`` in Heat drops them): a create does not resolve
+        them (``definition._validate_values``)."""
+        return self.plugin.accepts_anything
+
     def interface(self) -> TypeInterface:
         """The declared schemas, as Heat's facade check reads a class's
         (``properties_schema``, and ``attributes_schema`` with the base

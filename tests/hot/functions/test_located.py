@@ -144,9 +144,12 @@ GET_FILE = """\
 def test_get_file_keys_are_looked_up_only_when_resolved(strict: bool) -> None:
     """Heat's GetFile has no validate: a key missing from ``files`` is not an
     error until the value is resolved, and a URL is a key like any other
-    (heatclient fetches it and keys its content by the URL)."""
+    (heatclient fetches it and keys its content by the URL). A create
+    resolves properties (``with_value``) but not outputs; the template is
+    read here as a stored one is, without that check (``values=False``)."""
     files = {"https://example.com/motd.txt": "hello\n"}
-    compiled = compile_text(GET_FILE, strict=strict, files=files)
+    inputs = StackInputs.from_text(textwrap.dedent(GET_FILE), name="t.yaml", files=files)
+    compiled = compile_stack(inputs, catalog=CATALOG, strict=strict, values=False)
     assert set(compiled.definition.resources) == {"r", "s"}
     resolver = RecordResolver(compiled.definition, {}.get)
     assert resolve(compiled.definition.outputs["motd"].value, resolver) == "hello\n"
@@ -156,3 +159,15 @@ def test_get_file_keys_are_looked_up_only_when_resolved(strict: bool) -> None:
         'outputs.missing.value: No content found in the "files" section for '
         "get_file path: not-sent.txt"
     )
+
+
+def test_a_create_resolves_get_file_in_properties_not_in_outputs() -> None:
+    """``Properties.validate(with_value=True)`` resolves the missing key and
+    refuses the create at the call; the output's is its ``output_error``."""
+    files = {"https://example.com/motd.txt": "hello\n"}
+    with pytest.raises(InvalidInput) as caught:
+        compile_text(GET_FILE, strict=True, files=files)
+    assert [str(d) for d in caught.value.diagnostics] == [
+        "t.yaml:10:7 resources.s.properties.value: "
+        'No content found in the "files" section for get_file path: scripts/not-sent.sh'
+    ]
