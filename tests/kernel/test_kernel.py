@@ -1,33 +1,38 @@
-"""The kernel with a front-end that is not stacks.
+"""The kernel with a front-end that is not stacks, and with both at once.
 
 ``Steps`` is a second front-end in a few dozen lines: its nodes are named
 steps whose payload says what the job does, and it records what ran. If
 the kernel knew anything of stacks or resources, this could not work; it
-is also the shape the workflow engine will take.
-
-The store still keys a traversal to an owner row (today a stack row), so
-each traversal here gets a bare one; the front-end reads nothing of it.
+is also the shape the workflow engine will take. Its traversals are of
+kind ``workflow``, each owned by a real workflow execution row, and one
+kernel (``kernel.FrontEnds``) runs them beside real stacks: one scan, one
+concurrency bound, one timer loop, and take-up after a crash of both.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
-from convection.kernel import Journal, Kernel, Outcome, Run, done
+from convection.convergence import EngineConfig
+from convection.kernel import FrontEnds, Journal, Kernel, Outcome, Run, done
 from convection.store import (
+    WORKFLOW,
     AddTimer,
     Change,
     DeleteTimers,
+    ExecutionRecord,
     NodeRecord,
-    StackRecord,
     Store,
     TimerRecord,
     TraversalRecord,
+    UpdateExecution,
     UpdateNode,
     UpdateTraversal,
 )
@@ -54,8 +59,11 @@ class Steps:
         self.ran: list[str] = []
         self.ended: dict[str, str] = {}
         self.stop_on_failure = False
+        self.taken: list[str] = []
 
     def take_up(self, traversal: TraversalRecord) -> StepRun | None:
+        assert traversal.kind == WORKFLOW and traversal.execution_id
+        self.taken.append(traversal.id)
         run = StepRun(traversal)
         run.count(self.store.list_nodes(traversal.id))
         return run
@@ -102,7 +110,10 @@ class Steps:
         for run in runs:
             status = "FAILED" if run.tally.failure else "COMPLETE"
             self.ended[run.id] = status
-            self.store.apply([UpdateTraversal(run.id, {"status": status, "finished_at": now})])
+            state = "ERROR" if run.tally.failure else "SUCCESS"
+            ended = UpdateTraversal(run.id, {"status": status, "finished_at": now})
+            execution = UpdateExecution(run.traversal.execution_id, {"state": state})
+            self.store.apply([ended, execution])
         return False
 
 
@@ -111,12 +122,12 @@ def _soon() -> datetime:
 
 
 def start(store: Store, steps: dict[str, tuple[str, Sequence[str]]]) -> str:
-    """A traversal of ``steps``: key -> (op, keys it needs)."""
-    owner = StackRecord(
-        id=str(uuid.uuid4()), project="p", name=f"o-{uuid.uuid4().hex[:6]}", action="RUN",
-        status="IN_PROGRESS",
+    """A workflow execution running a traversal of ``steps``: key -> (op,
+    keys it needs)."""
+    execution = ExecutionRecord(
+        id=str(uuid.uuid4()), project="p", workflow_id="w", workflow_name="steps",
+        state="RUNNING",
     )  # fmt: skip
-    store.create_stack(owner)
     tid = str(uuid.uuid4())
     after: dict[str, list[str]] = {k: [] for k in steps}
     for key, (_, needs) in steps.items():
@@ -135,13 +146,26 @@ def start(store: Store, steps: dict[str, tuple[str, Sequence[str]]]) -> str:
         )
         for key, (op, needs) in steps.items()
     ]
-    traversal = TraversalRecord(id=tid, stack_id=owner.id, action="RUN")
-    store.start_traversal(traversal, nodes, {"traversal_id": tid})
+    traversal = TraversalRecord(id=tid, kind=WORKFLOW, execution_id=execution.id, action="RUN")
+    store.workflows.create_execution(execution, traversal=traversal, nodes=nodes)
     return tid
 
 
+def state_of(store: Store, tid: str) -> str:
+    traversal = store.get_traversal(tid)
+    assert traversal is not None
+    execution = store.workflows.get_execution(traversal.execution_id)
+    assert execution is not None and execution.traversal_id == tid
+    return execution.state
+
+
+def steps_kernel(store: Store, steps: Steps, **settings: Any) -> Kernel[StepRun, Store]:
+    frontends: FrontEnds[StepRun] = FrontEnds({WORKFLOW: steps})
+    return Kernel(Journal(store), frontends, Settings(**settings))
+
+
 def run_kernel(store: Store, steps: Steps, **settings: Any) -> Kernel[StepRun, Store]:
-    kernel: Kernel[StepRun, Store] = Kernel(Journal(store), steps, Settings(**settings))
+    kernel = steps_kernel(store, steps, **settings)
     asyncio.run(asyncio.wait_for(kernel.run(), 30))
     return kernel
 
@@ -157,7 +181,7 @@ def test_a_diamond_runs_in_dependency_order(store: Store) -> None:
     run_kernel(store, steps)
     assert steps.ran[0] == "a" and steps.ran[-1] == "d"
     assert sorted(steps.ran) == ["a", "b", "c", "d"]
-    assert steps.ended == {tid: "COMPLETE"}
+    assert steps.ended == {tid: "COMPLETE"} and state_of(store, tid) == "SUCCESS"
     assert set(states(store, tid).values()) == {"done"}
     traversal = store.get_traversal(tid)
     assert traversal is not None and traversal.lease_until is None  # released
@@ -169,7 +193,7 @@ def test_a_failure_skips_only_what_needs_it(store: Store) -> None:
                         "x": ("ok", [])})  # fmt: skip
     run_kernel(store, steps)
     assert states(store, tid) == {"a": "failed", "b": "skipped", "c": "skipped", "x": "done"}
-    assert steps.ended == {tid: "FAILED"}
+    assert steps.ended == {tid: "FAILED"} and state_of(store, tid) == "ERROR"
 
 
 def test_a_front_end_may_end_a_run_at_its_first_failure(store: Store) -> None:
@@ -211,6 +235,120 @@ def test_a_live_lease_elsewhere_is_left_alone(store: Store) -> None:
     tid = start(store, {"a": ("ok", [])})
     now = datetime.now(UTC)
     assert store.take_traversal(tid, "someone-else", now + timedelta(minutes=5), now)
-    kernel: Kernel[StepRun, Store] = Kernel(Journal(store), steps, Settings())
+    kernel = steps_kernel(store, steps)
     kernel.start()
     assert kernel.runs == {} and steps.ran == []
+
+
+# -- one kernel, two kinds -------------------------------------------------------------
+def _convergence_helpers() -> Any:
+    """The convergence suite's ``Env`` (a Stacks service with a recording
+    ``Test::Rec`` type) and ``Recorder``."""
+    path = Path(__file__).parent.parent / "convergence" / "conftest.py"
+    spec = importlib.util.spec_from_file_location("_convergence_conftest_kernel", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_conv = _convergence_helpers()
+
+#: Two resources, the first polled on a timer (``wait``) before it is done.
+STACK = """
+resources:
+  slow: {type: Test::Rec, properties: {wait: 0.1}}
+  after: {type: Test::Rec, depends_on: slow}
+"""
+
+#: A poll timer (``nap``) and a wake timer of the front-end's own (``park``).
+WAITING_STEPS: dict[str, tuple[str, Sequence[str]]] = {
+    "nap": ("nap", []),
+    "park": ("park", []),
+    "end": ("ok", ["nap", "park"]),
+}
+
+
+def _env(store: Store) -> Any:
+    recorder = _conv.Recorder()
+    return _conv.Env(store, recorder, EngineConfig(scan_seconds=0.05, concurrency=4))
+
+
+def _stack_state(env: Any) -> str:
+    stack = env.store.get_stack("p", "s")
+    assert stack is not None
+    return f"{stack.action}_{stack.status}"
+
+
+def test_one_kernel_runs_a_stack_and_a_workflow_with_timers_of_both(store: Store) -> None:
+    env = _env(store)
+    engine = env.stacks.engine
+    steps = Steps(store)
+    engine.register(WORKFLOW, steps)
+    env.create(STACK)
+    tid = start(store, WAITING_STEPS)
+    seen: list[set[str]] = []
+
+    def both_done() -> bool:
+        seen.append({run.traversal.kind for run in engine.kernel.runs.values()})
+        return _stack_state(env) == "CREATE_COMPLETE" and tid in steps.ended
+
+    env.run_until(both_done)
+    assert {"stack", "workflow"} in seen  # held by one kernel at once
+    assert steps.ended == {tid: "COMPLETE"} and state_of(store, tid) == "SUCCESS"
+    assert steps.ran.count("nap") == 2 and steps.ran.count("park") == 2
+    assert env.rec.ops("create") == [("create", "slow"), ("create", "after")]
+    assert engine.kernel.executor.peak <= 4  # one bound for both kinds
+    assert store.next_timer_due() is None  # every timer of both kinds fired
+    assert set(engine.runs) <= {t.id for t in store.active_traversals()}  # stacks only
+
+
+def test_a_stack_engine_leaves_workflow_traversals_and_their_timers_alone(store: Store) -> None:
+    """Without a workflow front-end the stack engine neither leases a
+    workflow traversal nor drops its due timer as an orphan."""
+    env = _env(store)
+    tid = start(store, {"nap": ("nap", [])})
+    past = datetime.now(UTC) - timedelta(seconds=1)
+    store.apply(
+        [
+            UpdateNode(tid, "nap", {"state": "sleeping", "payload": {"op": "nap", "progress": {}}}),
+            AddTimer(tid, "nap", past),
+        ]
+    )
+    env.create(STACK)
+    env.wait()  # the stack engine runs until idle: the stack only
+    assert _stack_state(env) == "CREATE_COMPLETE"
+    assert store.next_timer_due(tid) == past  # still there
+    traversal = store.get_traversal(tid)
+    assert traversal is not None and traversal.lease_owner is None
+    assert traversal.status == "IN_PROGRESS"
+    steps = Steps(store)
+    env.stacks.engine.register(WORKFLOW, steps)
+    env.run_until(lambda: tid in steps.ended)
+    assert steps.ran == ["nap"] and steps.ended == {tid: "COMPLETE"}
+
+
+def test_a_crashed_engines_stack_and_workflow_are_both_taken_up(store: Store) -> None:
+    """A dead engine held both traversals and had claimed a node of each;
+    its leases lapsed. The next engine takes both up, reclaims the nodes
+    and finishes both."""
+    env = _env(store)
+    env.create(STACK)
+    stack = store.get_stack("p", "s")
+    assert stack is not None and stack.traversal_id is not None
+    tid = start(store, {"a": ("ok", []), "b": ("nap", ["a"]), "c": ("ok", ["b"])})
+    dead, past = "dead-engine", datetime.now(UTC) - timedelta(seconds=5)
+    for traversal_id in (stack.traversal_id, tid):
+        assert store.take_traversal(traversal_id, dead, past, past)
+        assert len(store.claim_ready(traversal_id, dead, 1, past)) == 1
+    steps = Steps(store)
+    env.stacks.engine.register(WORKFLOW, steps)
+    env.run_until(lambda: _stack_state(env) == "CREATE_COMPLETE" and tid in steps.ended)
+    assert steps.taken == [tid] and steps.ended == {tid: "COMPLETE"}
+    assert steps.ran == ["a", "b", "b", "c"]
+    assert state_of(store, tid) == "SUCCESS"
+    creates = env.rec.ops("create")
+    assert creates[-1] == ("create", "after") and ("create", "slow") in creates
+    for traversal_id in (stack.traversal_id, tid):
+        traversal = store.get_traversal(traversal_id)
+        assert traversal is not None and traversal.lease_owner != dead

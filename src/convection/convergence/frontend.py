@@ -43,6 +43,7 @@ from convection.convergence.templates import Definitions
 from convection.kernel import Journal, Outcome
 from convection.resources import TypeRegistry
 from convection.store import (
+    STACK,
     Change,
     DeleteResource,
     NodeRecord,
@@ -109,6 +110,8 @@ class StackFrontEnd:
         return stack is not None and stack.traversal_id == run.id
 
     def wanted(self, traversal: TraversalRecord) -> bool:
+        if traversal.kind != STACK:
+            return True  # another front-end's: its timers are not ours to drop
         stack = self.store.get_stack_by_id(traversal.stack_id)
         return stack is not None and stack.traversal_id == traversal.id
 

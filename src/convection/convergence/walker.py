@@ -10,6 +10,7 @@ child stacks hand them to this engine at once.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, cast
 
 from convection.convergence.config import EngineConfig
 from convection.convergence.frontend import JOBS, StackFrontEnd
@@ -18,9 +19,18 @@ from convection.convergence.operations import Warm
 from convection.convergence.run import TraversalRun
 from convection.convergence.takeup import take_up
 from convection.convergence.templates import Definitions
-from convection.kernel import Executor, Journal, Kernel, Timers, TraversalLeases
+from convection.kernel import (
+    Executor,
+    FrontEnd,
+    FrontEnds,
+    Journal,
+    Kernel,
+    Run,
+    Timers,
+    TraversalLeases,
+)
 from convection.resources import TypeRegistry
-from convection.store import StackRecord, Store, TraversalRecord
+from convection.store import STACK, StackRecord, Store, TraversalRecord
 
 __all__ = ["JOBS", "Engine"]
 
@@ -61,11 +71,26 @@ class Engine:
             hub=self.hub,
             rescan=lambda: self.kernel.scan(force=True),
         )
-        self.kernel: Kernel[TraversalRun, Store] = Kernel(self.journal, self.frontend, self.config)
+        #: The kernel's front-ends by traversal kind: stacks here; another
+        #: kind (workflow executions) joins with :meth:`register`, and then
+        #: one kernel, one scan and one concurrency bound serve both.
+        self.frontends: FrontEnds[Run] = FrontEnds({STACK: self.frontend})
+        self.kernel: Kernel[Run, Store] = Kernel(self.journal, self.frontends, self.config)
+        self._mixed = False
+
+    def register(self, kind: str, frontend: FrontEnd[Any]) -> None:
+        """Run traversals of ``kind`` in this engine's kernel too."""
+        self.frontends.register(kind, frontend)
+        self._mixed = True
+        self.kernel.wake()
 
     @property
     def runs(self) -> dict[str, TraversalRun]:
-        return self.kernel.runs
+        """The stack runs this engine holds (those of other kinds are the
+        kernel's: ``kernel.runs``)."""
+        if not self._mixed:  # only stacks: the kernel's own dict, no copy
+            return cast("dict[str, TraversalRun]", self.kernel.runs)
+        return {k: r for k, r in self.kernel.runs.items() if isinstance(r, TraversalRun)}
 
     @property
     def executor(self) -> Executor:

@@ -15,8 +15,10 @@ What lives here, and nothing else:
 It knows nothing of resources, stacks or workflows. A front-end
 (:class:`FrontEnd`: stack convergence in ``convection.convergence``, and
 workflow executions next) says what a node's job does, what a traversal is
-when taken up, and how a run ends. Must not import any layer above
-``store`` and ``runtime``.
+when taken up, and how a run ends. Traversals are of a kind (``stack``,
+``workflow``); :class:`FrontEnds` routes each to the front-end of its kind,
+so one kernel runs them all. Must not import any layer above ``store`` and
+``runtime``.
 """
 
 from convection.kernel.executor import Executor
@@ -25,6 +27,7 @@ from convection.kernel.journal import Journal
 from convection.kernel.leases import TraversalLeases
 from convection.kernel.outcome import Outcome, done
 from convection.kernel.ports import KernelSettings, KernelStore
+from convection.kernel.router import FrontEnds
 from convection.kernel.run import FINISHED, Run, Stop, Tally
 from convection.kernel.timers import POLL, Timers
 from convection.kernel.walker import RECORD_ATTEMPTS, UNRECORDED, Kernel
@@ -37,6 +40,7 @@ __all__ = [
     "UNRECORDED",
     "Executor",
     "FrontEnd",
+    "FrontEnds",
     "Journal",
     "Kernel",
     "KernelSettings",

@@ -8,7 +8,7 @@ it; a front-end keeps the whole store for its own rows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Protocol
 
@@ -20,8 +20,11 @@ class KernelStore(Protocol):
 
     def get_traversal(self, traversal_id: str) -> TraversalRecord | None: ...
 
-    def scan_active(self, owner: str) -> tuple[list[str], list[TraversalRecord]]:
-        """(ids of active traversals ``owner`` leases, every other active one)."""
+    def scan_active(
+        self, owner: str, kinds: Collection[str] | None = None
+    ) -> tuple[list[str], list[TraversalRecord]]:
+        """(ids of active traversals ``owner`` leases, every other active
+        one), of ``kinds`` only (None: every kind)."""
         ...
 
     def take_traversal(

@@ -31,6 +31,7 @@ from convection.kernel.journal import Journal, S
 from convection.kernel.leases import TraversalLeases
 from convection.kernel.outcome import Outcome
 from convection.kernel.ports import KernelSettings
+from convection.kernel.router import FrontEnds
 from convection.kernel.run import Run, Stop
 from convection.kernel.timers import Timers
 from convection.runtime import AsyncioExecutor
@@ -159,7 +160,9 @@ class Kernel(Generic[R, S]):
         if (now - self._last_lease).total_seconds() > self.config.lease_seconds / 3:
             self._renew_leases(now)
         self._foreign = False
-        mine, others = self.store.scan_active(self.config.owner)
+        # A router asks only for the kinds it serves (kernel.router).
+        kinds = self.frontend.kinds if isinstance(self.frontend, FrontEnds) else None
+        mine, others = self.store.scan_active(self.config.owner, kinds)
         active = set(mine)
         for tid in mine:
             if tid not in self.runs and (traversal := self.store.get_traversal(tid)) is not None:

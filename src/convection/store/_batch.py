@@ -42,6 +42,13 @@ from convection.store.api import (
     UpdateStack,
     UpdateTraversal,
 )
+from convection.store.workflows import (
+    AddActionExecution,
+    AddTaskExecution,
+    UpdateActionExecution,
+    UpdateExecution,
+    UpdateTaskExecution,
+)
 
 #: (change class name, the sorted field names for updates): one statement.
 GroupKey = tuple[str, tuple[str, ...]]
@@ -84,6 +91,11 @@ _KEYS: dict[type[Any], Callable[[Any], tuple[GroupKey, Rows]]] = {
     UpdateTraversal: lambda c: (_fields_group(c), (("traversal", c.traversal_id),)),
     ConsumeSignal: lambda c: (("ConsumeSignal", ()), (("signal", c.signal_id),)),
     AppendEvent: lambda c: (("AppendEvent", ()), ()),
+    UpdateExecution: lambda c: (_fields_group(c), (("execution", c.execution_id),)),
+    UpdateTaskExecution: lambda c: (_fields_group(c), (("task", c.task_id),)),
+    UpdateActionExecution: lambda c: (_fields_group(c), (("action", c.action_id),)),
+    AddTaskExecution: lambda c: (("AddTaskExecution", ()), (("task", c.task.id),)),
+    AddActionExecution: lambda c: (("AddActionExecution", ()), (("action", c.action.id),)),
 }
 
 
@@ -138,6 +150,9 @@ _UPDATED_ROW: dict[type[Any], Callable[[Any], Hashable]] = {
     UpdateResource: lambda c: ("resource", c.resource_id),
     UpdateNode: lambda c: ("node", c.traversal_id, c.key),
     UpdateTraversal: lambda c: ("traversal", c.traversal_id),
+    UpdateExecution: lambda c: ("execution", c.execution_id),
+    UpdateTaskExecution: lambda c: ("task", c.task_id),
+    UpdateActionExecution: lambda c: ("action", c.action_id),
 }
 
 
@@ -149,6 +164,9 @@ _WITH_FIELDS: dict[type[Any], Callable[[Any, dict[str, Any]], Change]] = {
     UpdateResource: lambda c, f: UpdateResource(c.resource_id, f),
     UpdateNode: lambda c, f: UpdateNode(c.traversal_id, c.key, f),
     UpdateTraversal: lambda c, f: UpdateTraversal(c.traversal_id, f),
+    UpdateExecution: lambda c, f: UpdateExecution(c.execution_id, f),
+    UpdateTaskExecution: lambda c, f: UpdateTaskExecution(c.task_id, f),
+    UpdateActionExecution: lambda c, f: UpdateActionExecution(c.action_id, f),
 }
 
 

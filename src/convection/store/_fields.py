@@ -16,11 +16,14 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
+from convection.store import workflows as wf
 from convection.store._time import aware
 from convection.store.api import (
     NODE_STATES,
+    STACK,
     STACK_FILTER_KEYS,
     STACK_SORT_KEYS,
+    TRAVERSAL_KINDS,
     AddTimer,
     Change,
     JSONDict,
@@ -43,7 +46,7 @@ def _names(record: type[Any], *fixed: str) -> frozenset[str]:
 STACK_FIELDS = _names(StackRecord, "id")
 RESOURCE_FIELDS = _names(ResourceRecord, "id", "stack_id")
 NODE_FIELDS = _names(NodeRecord, "traversal_id", "key")
-TRAVERSAL_FIELDS = _names(TraversalRecord, "id", "stack_id")
+TRAVERSAL_FIELDS = _names(TraversalRecord, "id", "stack_id", "kind", "execution_id")
 
 #: Record fields held as tuples in memory and JSON lists in SQL.
 TUPLE_FIELDS = frozenset({"requires", "successors"})
@@ -118,8 +121,13 @@ def check_fields(what: str, fields: Mapping[str, Any], allowed: frozenset[str]) 
 def check_traversal(
     traversal: TraversalRecord, nodes: Sequence[NodeRecord], stack_fields: Mapping[str, Any]
 ) -> None:
-    """A traversal about to start: its nodes are its own, unique, in known states."""
-    check_fields("start_traversal stack_fields", stack_fields, STACK_FIELDS)
+    """A traversal about to start: one owner as its kind says; its nodes
+    are its own, unique, in known states."""
+    check_owner(traversal)
+    if traversal.kind == STACK:
+        check_fields("start_traversal stack_fields", stack_fields, STACK_FIELDS)
+    else:
+        wf.check_update(wf.EXECUTIONS, stack_fields)
     for name in ("deadline", "started_at", "finished_at"):
         value = getattr(traversal, name)
         if value is not None:
@@ -135,6 +143,26 @@ def check_traversal(
         keys.add(node.key)
     if len(keys) != len(nodes):
         raise ValueError(f"traversal {traversal.id}: duplicate node keys")
+
+
+def check_owner(traversal: TraversalRecord) -> None:
+    """The owner fields its kind needs, and not the other one."""
+    kind = traversal.kind
+    if kind not in TRAVERSAL_KINDS:
+        raise ValueError(f"traversal {traversal.id}: unknown kind {kind!r}")
+    stack, execution = bool(traversal.stack_id), bool(traversal.execution_id)
+    if (stack, execution) != ((True, False) if kind == STACK else (False, True)):
+        raise ValueError(
+            f"traversal {traversal.id} of kind {kind!r} needs exactly its "
+            f"{'stack_id' if kind == STACK else 'execution_id'}"
+        )
+
+
+def check_stack_traversals(traversals: Sequence[TraversalRecord]) -> None:
+    """The bulk starts (a group's members) are of stacks only."""
+    for traversal in traversals:
+        if traversal.kind != STACK:
+            raise ValueError(f"traversal {traversal.id}: a bulk start takes stack traversals")
 
 
 def with_updated_at(fields: Mapping[str, Any], now: datetime) -> JSONDict:
@@ -181,8 +209,13 @@ _ALLOWED: dict[type[Any], frozenset[str]] = {
 def check_changes(changes: Sequence[Change]) -> None:
     """Refuse a malformed batch before anything is written."""
     for change in changes:
-        allowed = _ALLOWED.get(type(change))
+        kind = type(change)
+        allowed = _ALLOWED.get(kind)
         if allowed is not None:
-            check_fields(type(change).__name__, change.fields, allowed)  # type: ignore[union-attr]
+            check_fields(kind.__name__, change.fields, allowed)  # type: ignore[union-attr]
         elif isinstance(change, AddTimer):
             aware(change.due_at, "AddTimer.due_at")
+        elif (update := wf.UPDATES.get(kind)) is not None:
+            wf.check_update(update[0], change.fields)  # type: ignore[union-attr]
+        elif (insert := wf.INSERTS.get(kind)) is not None:
+            wf.check_record(insert[0], getattr(change, insert[1]))

@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
+from convection.store import workflows
 from convection.store._fields import TUPLE_FIELDS, json_dumps, json_loads
 from convection.store._time import aware
 from convection.store.api import (
@@ -37,6 +38,7 @@ _JSON_FIELDS: dict[type[Any], tuple[str, ...]] = {
     ResourceRecord: ("properties", "attributes", "data", "requires"),
     NodeRecord: ("payload", "successors"),
     SignalRecord: ("data",),
+    **workflows.JSON_FIELDS,
 }
 
 
@@ -136,6 +138,8 @@ class Tables:
         self.timers_by_node: dict[tuple[str, str], dict[int, None]] = {}
         self.events: dict[str, list[EventRecord]] = {}
         self.signals: dict[int, SignalRecord] = {}
+        #: Workflow rows: table name -> id -> record (``workflows.TABLES``).
+        self.workflow_rows: dict[str, dict[str, Any]] = {t.name: {} for t in workflows.TABLES}
         self._ids: dict[str, int] = {}
 
     def next_id(self, table: str) -> int:
@@ -190,6 +194,26 @@ class Tables:
         self._set_timer(timer_id, None)
         undo.append(lambda: self._set_timer(old.id, old))
 
+    def put_row(self, table: str, record: Any, undo: Undo) -> None:
+        rows = self.workflow_rows[table]
+        old = rows.get(record.id)
+        rows[record.id] = record
+        undo.append(lambda: self._restore(rows, record.id, old))
+
+    def drop_executions(self, execution_ids: set[str]) -> None:
+        """Executions, their tasks and action executions, and the
+        traversals they own with their nodes and timers (as SQL's cascades)."""
+        r = self.workflow_rows
+        for eid in execution_ids:
+            r["workflow_executions"].pop(eid, None)
+        tasks = {k for k, t in r["task_executions"].items() if t.execution_id in execution_ids}
+        for k in tasks:
+            del r["task_executions"][k]
+        for a in [a for a, x in r["action_executions"].items() if x.task_execution_id in tasks]:
+            del r["action_executions"][a]
+        gone = {t.id for t in self.traversals.values() if t.execution_id in execution_ids}
+        self._drop_traversals(gone)
+
     def add_event(self, event: EventRecord, undo: Undo) -> None:
         log = self.events.setdefault(event.stack_id, [])
         log.append(event)
@@ -236,7 +260,9 @@ class Tables:
             del self.resources[rid]
         for gid in [g.id for g in self.signals.values() if g.stack_id in stack_ids]:
             del self.signals[gid]
-        gone = {t.id for t in self.traversals.values() if t.stack_id in stack_ids}
+        self._drop_traversals({t.id for t in self.traversals.values() if t.stack_id in stack_ids})
+
+    def _drop_traversals(self, gone: set[str]) -> None:
         for key in [k for k in self.nodes if k[0] in gone]:
             self._set_node(key, None)
         for timer in [t for t in self.timers.values() if t.traversal_id in gone]:

@@ -26,6 +26,7 @@ from convection.common import NotFound
 from convection.store import schema
 from convection.store._batch import GroupKey, plan
 from convection.store._sql_fast import executemany, executemany_columns
+from convection.store._sql_rows import record_values
 from convection.store.api import (
     AddTimer,
     AppendEvent,
@@ -41,6 +42,7 @@ from convection.store.api import (
     UpdateStack,
     UpdateTraversal,
 )
+from convection.store.workflows import INSERTS, UPDATES
 
 _Runner = Callable[[Connection, GroupKey, list[Any], datetime], None]
 
@@ -57,7 +59,24 @@ _UPDATES: dict[str, tuple[sa.Table, tuple[str, ...], str, Callable[[Any], tuple[
     "UpdateTraversal": (schema.traversals, ("id",), "traversal", lambda c: (c.traversal_id,)),
     "ConsumeSignal": (schema.signals, ("id",), "signal", lambda c: (c.signal_id,)),
 }
-_STAMPED = frozenset({"UpdateStack", "UpdateResource"})
+
+
+def _key_by(attr: str) -> Callable[[Any], tuple[Any, ...]]:
+    def key(change: Any) -> tuple[Any, ...]:
+        return (getattr(change, attr),)
+
+    return key
+
+
+# The workflow rows' updates: by id, named by the change's own field.
+for _kind, (_table, _attr) in UPDATES.items():
+    _UPDATES[_kind.__name__] = (
+        schema.metadata.tables[_table.name],
+        ("id",),
+        _table.what,
+        _key_by(_attr),
+    )
+_STAMPED = frozenset({"UpdateStack", "UpdateResource", *(k.__name__ for k in UPDATES)})
 _DELETE_RESOURCE = schema.resources.delete().where(schema.resources.c.id == sa.bindparam("k_id"))
 _DELETE_TIMERS = schema.timers.delete().where(
     schema.timers.c.traversal_id == sa.bindparam("k_t"),
@@ -240,6 +259,28 @@ def _add_timers(conn: Connection, _g: GroupKey, items: list[Any], _now: datetime
     _insert_checked(conn, schema.timers, rows, "traversal_id")
 
 
+def _insert_rows(conn: Connection, group: GroupKey, items: list[Any], now: datetime) -> None:
+    """Task and action executions, one ``executemany`` per kind. A missing
+    parent (execution, task) is NotFound; a taken id is the IntegrityError
+    ``SQLStore.apply`` explains."""
+    kind = _BY_NAME[group[0]]
+    table, attr = INSERTS[kind]
+    records = [getattr(c, attr) for c in items]
+    rows = [record_values(r, now) for r in records]
+    sql_table = schema.metadata.tables[table.name]
+    try:
+        executemany(conn, sql_table.insert().inline(), rows, tuple(rows[0]))
+    except sa.exc.IntegrityError as exc:
+        if getattr(exc.orig, "sqlstate", None) != "23503" and "FOREIGN KEY" not in str(exc.orig):
+            raise
+        parent = "execution_id" if "execution_id" in rows[0] else "task_execution_id"
+        what = "workflow execution" if parent == "execution_id" else "task execution"
+        raise NotFound(what, ", ".join(sorted({str(r[parent]) for r in rows}))) from exc
+
+
+_BY_NAME = {k.__name__: k for k in INSERTS}
+
+
 _RUNNERS: dict[str, _Runner] = {
     UpdateStack.__name__: _update,
     UpdateResource.__name__: _update,
@@ -252,4 +293,6 @@ _RUNNERS: dict[str, _Runner] = {
     TakeTimer.__name__: _take_timers,
     AppendEvent.__name__: _append_events,
     AddTimer.__name__: _add_timers,
+    **{k.__name__: _update for k in UPDATES},
+    **{k.__name__: _insert_rows for k in INSERTS},
 }

@@ -46,7 +46,7 @@ from convection.store.api import (
     TraversalRecord,
     TraversalStart,
 )
-from convection.store.schema import raw_templates, stacks, traversals
+from convection.store.schema import raw_templates, stacks, traversals, workflow_executions
 
 _P = sa.bindparam
 _INSERT_TEMPLATES = raw_templates.insert().inline()
@@ -77,15 +77,38 @@ CURRENT_AMONG = {
 }
 
 
+_e = workflow_executions
+_EXECUTION_POINTERS = (
+    sa.select(traversals.c.id)
+    .select_from(traversals.join(_e, _e.c.id == traversals.c.execution_id))
+    .where(traversals.c.id.in_(_P("ids", expanding=True)), _e.c.traversal_id == traversals.c.id)
+)
+#: The same for workflow traversals, of their executions.
+EXECUTIONS_CURRENT_AMONG = {
+    None: _EXECUTION_POINTERS,
+    "share": _EXECUTION_POINTERS.with_for_update(read=True, of=_e),
+    "update": _EXECUTION_POINTERS.with_for_update(key_share=True, of=_e),
+}
+
+
 def current_among(conn: Connection, ids: Sequence[str], lock: Lock = None) -> set[str]:
-    """Which of ``ids`` their stacks still point at: one statement per 500,
+    """Which of ``ids`` their owners still point at: one statement per 500,
     where ``is_current`` per traversal was most of a busy engine turn's
-    statements when a group's members run."""
+    statements when a group's members run. Stacks first; only the ids no
+    stack answered for (workflow traversals, or superseded ones) are asked
+    of the executions."""
     unique = list(dict.fromkeys(ids))
+    found = _among(conn, CURRENT_AMONG[lock], unique)
+    if len(found) < len(unique):
+        found |= _among(conn, EXECUTIONS_CURRENT_AMONG[lock], [i for i in unique if i not in found])
+    return found
+
+
+def _among(conn: Connection, stmt: sa.Select[Any], ids: list[str]) -> set[str]:
     found: set[str] = set()
-    for i in range(0, len(unique), 500):
-        chunk = unique[i : i + 500]
-        found.update(str(t) for t in conn.execute(CURRENT_AMONG[lock], {"ids": chunk}).scalars())
+    for i in range(0, len(ids), 500):
+        chunk = ids[i : i + 500]
+        found.update(str(t) for t in conn.execute(stmt, {"ids": chunk}).scalars())
     return found
 
 
@@ -237,7 +260,7 @@ def _insert_traversals(
 ) -> None:
     """The traversal rows and their nodes' rows, one statement each for all
     (shared by a start on existing stacks and the start of new ones)."""
-    columns = rows.record_columns(records, now)
+    columns = rows.traversal_columns(records, now)
     columns["started_at"] = [t.started_at or now for t in records]
     executemany_columns(conn, _INSERT_TRAVERSALS, columns, len(records), tuple(columns))
     if nodes:

@@ -158,18 +158,52 @@ class Database:
 
         if self.revision() == head_revision():
             return  # the common case, answered without importing Alembic
+        self.migrate("head", create=True)
+
+    def migrate(self, revision: str, *, down: bool = False, create: bool = False) -> None:
+        """Run the migrations up (or ``down``) to ``revision`` in one
+        transaction; with ``create``, an empty database is made at head
+        from ``schema.py`` instead.
+
+        On SQLite, foreign keys are off meanwhile and checked before the
+        commit: batch mode alters a table by copying it, and dropping the
+        old copy with foreign keys on would delete every row that cascades
+        from it (a traversal's nodes and timers). The pragma cannot change
+        inside a transaction, hence the connection of its own."""
 
         def run(conn: Connection) -> None:
             if not self.is_sqlite:
                 conn.execute(sa.text("SELECT pg_advisory_xact_lock(7458123901)"))
-            if not sa.inspect(conn).get_table_names():
+            if create and not sa.inspect(conn).get_table_names():
                 _create_at_head(conn)
                 return
             from alembic import command
 
-            command.upgrade(alembic_config(conn), "head")
+            config = alembic_config(conn)
+            if down:
+                command.downgrade(config, revision)
+            else:
+                command.upgrade(config, revision)
+            if self.is_sqlite:
+                broken = conn.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+                if broken:
+                    raise RuntimeError(f"migration to {revision} broke foreign keys: {broken[:5]}")
 
-        self.write(run)
+        if not self.is_sqlite:
+            self.write(run)
+            return
+        with self._write_lock, self.engine.connect() as conn:
+            # On the driver's connection: SQLAlchemy would begin a
+            # transaction first, and there the pragma does nothing.
+            raw = conn.connection.driver_connection
+            assert raw is not None
+            raw.execute("PRAGMA foreign_keys = OFF")
+            try:
+                conn.execution_options(**{_BEGIN_OPTION: "IMMEDIATE"})
+                with _unwrapped(), conn.begin():
+                    run(conn)
+            finally:
+                raw.execute("PRAGMA foreign_keys = ON")
 
     def revision(self) -> str | None:
         """The stored schema revision; None for a database never migrated."""

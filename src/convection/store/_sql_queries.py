@@ -6,7 +6,8 @@ opened, so several of them compose into one atomic operation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Collection, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -19,8 +20,8 @@ from convection.store import _sql_statements as q
 from convection.store._fields import sort_columns
 from convection.store._sql_fast import executemany_columns
 from convection.store._sql_read import fetch_records
-from convection.store.api import NodeRecord, StackRecord, TraversalRecord
-from convection.store.schema import raw_templates, stacks, traversals
+from convection.store.api import STACK, TRAVERSAL_KINDS, NodeRecord, StackRecord, TraversalRecord
+from convection.store.schema import raw_templates, stacks, traversals, workflow_executions
 
 Lock = Literal["share", "update"] | None
 
@@ -35,7 +36,10 @@ def is_current(conn: Connection, traversal_id: str, lock: Lock = None) -> bool:
     deadlock upgrading their share locks. SQLite ignores both: BEGIN
     IMMEDIATE already serialized us.
     """
-    found = conn.execute(q.POINTER[lock], {"traversal_id": traversal_id}).scalar()
+    params = {"traversal_id": traversal_id}
+    found = conn.execute(q.POINTER[lock], params).scalar()
+    if found is None:  # no stack: a workflow traversal (or none), asked of its execution
+        found = conn.execute(q.EXECUTION_POINTER[lock], params).scalar()
     return bool(found == traversal_id)
 
 
@@ -90,19 +94,24 @@ def start_traversal(
     stack_fields: dict[str, Any],
     now: datetime,
 ) -> None:
-    """Point the stack first: its row lock serializes two racing starts, so
-    the second one's supersede sees (and supersedes) the first."""
-    sid = traversal.stack_id
+    """Point the owner first (the stack, or a workflow traversal's
+    execution): its row lock serializes two racing starts, so the second
+    one's supersede sees (and supersedes) the first."""
+    if traversal.kind == STACK:
+        owner, column, what, oid = stacks, traversals.c.stack_id, "stack", traversal.stack_id
+    else:
+        owner, column = workflow_executions, traversals.c.execution_id
+        what, oid = "workflow execution", traversal.execution_id
     values = {**stack_fields, "traversal_id": traversal.id}
     values.setdefault("updated_at", now)
-    if conn.execute(stacks.update().where(stacks.c.id == sid).values(values)).rowcount != 1:
-        raise NotFound("stack", sid)
+    if conn.execute(owner.update().where(owner.c.id == oid).values(values)).rowcount != 1:
+        raise NotFound(what, oid)
     conn.execute(
         traversals.update()
-        .where(traversals.c.stack_id == sid, traversals.c.status == "IN_PROGRESS")
+        .where(column == oid, traversals.c.status == "IN_PROGRESS")
         .values(status="SUPERSEDED", finished_at=now)
     )
-    record = rows.record_values(traversal, now)
+    record = {k: v[0] for k, v in rows.traversal_columns([traversal], now).items()}
     if record["started_at"] is None:
         record["started_at"] = now
     conn.execute(traversals.insert().values(record))
@@ -113,30 +122,58 @@ def start_traversal(
 
 def active_traversals(conn: Connection) -> list[TraversalRecord]:
     """In progress and still pointed at: what a starting engine resumes."""
-    t, s = traversals, stacks
-    query = (
-        sa.select(t)
-        .join(s, s.c.id == t.c.stack_id)
-        .where(t.c.status == "IN_PROGRESS", s.c.traversal_id == t.c.id)
-        .order_by(t.c.started_at, t.c.id)
-    )
-    return [rows.traversal(r) for r in conn.execute(query).mappings()]
+    return scan_active(conn, None)[1]
 
 
-def scan_active(conn: Connection, owner: str) -> tuple[list[str], list[TraversalRecord]]:
-    """``Store.scan_active``: ids only for the owner's, records for the rest."""
-    t, s = traversals, stacks
-    active = sa.and_(t.c.status == "IN_PROGRESS", s.c.traversal_id == t.c.id)
-    joined = t.join(s, s.c.id == t.c.stack_id)
-    mine = sa.select(t.c.id).select_from(joined).where(active, t.c.lease_owner == owner)
-    others = (
-        sa.select(t)
-        .select_from(joined)
-        .where(active, sa.or_(t.c.lease_owner.is_(None), t.c.lease_owner != owner))
-        .order_by(t.c.started_at, t.c.id)
-    )
-    ids = [str(i) for i in conn.execute(mine).scalars()]
-    return ids, [rows.traversal(r) for r in conn.execute(others).mappings()]
+def _owned(kind: str) -> tuple[sa.Join, sa.ColumnElement[bool]]:
+    """Traversals of ``kind`` joined to their owners, and "still pointed at"."""
+    t = traversals
+    if kind == STACK:
+        s = stacks
+        return t.join(s, s.c.id == t.c.stack_id), s.c.traversal_id == t.c.id
+    e = workflow_executions
+    return t.join(e, e.c.id == t.c.execution_id), e.c.traversal_id == t.c.id
+
+
+@functools.lru_cache(maxsize=16)
+def _scan_statements(
+    kinds: tuple[str, ...], with_owner: bool
+) -> tuple[sa.Executable | None, sa.Executable]:
+    """(ids the owner leases, records of the others) of active traversals
+    of ``kinds``: per kind, traversals joined to their owners (one join, as
+    when there were only stacks); several kinds are a UNION ALL. Without
+    ``with_owner`` every active traversal is in the second."""
+    t = traversals
+    owner: sa.BindParameter[str] = sa.bindparam("owner")
+    mine: list[sa.Select[Any]] = []
+    others: list[sa.Select[Any]] = []
+    for kind in kinds:
+        joined, pointed = _owned(kind)
+        active = sa.and_(t.c.status == "IN_PROGRESS", pointed)
+        mine.append(sa.select(t.c.id).select_from(joined).where(active, t.c.lease_owner == owner))
+        rest = sa.select(t).select_from(joined).where(active)
+        if with_owner:
+            rest = rest.where(sa.or_(t.c.lease_owner.is_(None), t.c.lease_owner != owner))
+        others.append(rest)
+    if len(kinds) == 1:
+        return (mine[0] if with_owner else None), others[0].order_by(t.c.started_at, t.c.id)
+    union = sa.union_all(*others).subquery()
+    ordered = sa.select(union).order_by(union.c.started_at, union.c.id)
+    return (sa.union_all(*mine) if with_owner else None), ordered
+
+
+def scan_active(
+    conn: Connection, owner: str | None, kinds: Collection[str] | None = None
+) -> tuple[list[str], list[TraversalRecord]]:
+    """``Store.scan_active``: ids only for the owner's, records for the rest
+    (``owner`` None: all records)."""
+    wanted = TRAVERSAL_KINDS if kinds is None else tuple(k for k in TRAVERSAL_KINDS if k in kinds)
+    if not wanted:
+        return [], []
+    mine, others = _scan_statements(wanted, owner is not None)
+    params = {"owner": owner}
+    ids = [] if mine is None else [str(i) for i in conn.execute(mine, params).scalars()]
+    return ids, [rows.traversal(r) for r in conn.execute(others, params).mappings()]
 
 
 def _sort_expr(key: str, collate: bool) -> sa.ColumnElement[Any]:

@@ -53,8 +53,24 @@ def resource(row: RowMapping) -> ResourceRecord:
     return ResourceRecord(**values)
 
 
+#: A traversal's owner fields: '' in the record, NULL in SQL (api.TraversalRecord).
+_OWNERS = ("stack_id", "execution_id")
+
+
 def traversal(row: RowMapping) -> TraversalRecord:
-    return TraversalRecord(**row)
+    values = dict(row)
+    for name in _OWNERS:
+        if values[name] is None:
+            values[name] = ""
+    return TraversalRecord(**values)
+
+
+def traversal_columns(records: Sequence[TraversalRecord], now: datetime) -> dict[str, list[Any]]:
+    """:func:`record_columns` of traversals, the absent owner as NULL."""
+    columns = record_columns(records, now)
+    for name in _OWNERS:
+        columns[name] = [v or None for v in columns[name]]
+    return columns
 
 
 def node(row: RowMapping) -> NodeRecord:

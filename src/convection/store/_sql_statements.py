@@ -18,6 +18,7 @@ from convection.store.schema import (
     timers,
     traversal_nodes,
     traversals,
+    workflow_executions,
 )
 
 n = traversal_nodes
@@ -65,6 +66,19 @@ POINTER = {
     None: _POINTER,
     "share": _POINTER.with_for_update(read=True, of=stacks),
     "update": _POINTER.with_for_update(key_share=True, of=stacks),
+}
+_e = workflow_executions
+_EXECUTION_POINTER = (
+    sa.select(_e.c.traversal_id)
+    .select_from(traversals.join(_e, _e.c.id == traversals.c.execution_id))
+    .where(traversals.c.id == _P("traversal_id"))
+)
+#: The same of a workflow traversal: its execution's pointer, locked alike.
+#: (Asked only when a traversal has no stack: a stack's batches never pay it.)
+EXECUTION_POINTER = {
+    None: _EXECUTION_POINTER,
+    "share": _EXECUTION_POINTER.with_for_update(read=True, of=_e),
+    "update": _EXECUTION_POINTER.with_for_update(key_share=True, of=_e),
 }
 
 # Parameters of UPDATE statements may not be named after columns, hence b_.

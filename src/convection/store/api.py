@@ -13,15 +13,31 @@ tests. Both pass the same behaviour suite.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from convection.common import Conflict
 
+# Re-exported: the kernel's rows are the store's records like any other.
+from convection.store._traversals import NODE_STATES as NODE_STATES
+from convection.store._traversals import STACK as STACK
+from convection.store._traversals import TRAVERSAL_KINDS as TRAVERSAL_KINDS
+from convection.store._traversals import WORKFLOW as WORKFLOW
+from convection.store._traversals import NodeRecord as NodeRecord
+from convection.store._traversals import TraversalRecord as TraversalRecord
+from convection.store.workflows import (
+    AddActionExecution,
+    AddTaskExecution,
+    UpdateActionExecution,
+    UpdateExecution,
+    UpdateTaskExecution,
+)
+
 if TYPE_CHECKING:
     from convection.store.software import SoftwareStore
+    from convection.store.workflows import WorkflowStore
 
 JSONDict = dict[str, Any]
 
@@ -125,50 +141,6 @@ class ResourceRecord:
     def shown_type(self) -> str:
         """The type users see (resource list, events): as written."""
         return self.template_type or self.type
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class TraversalRecord:
-    id: str
-    stack_id: str
-    action: str
-    status: str = "IN_PROGRESS"
-    rollback_enabled: bool = False
-    #: Absolute deadline (stack timeout); None for no timeout.
-    deadline: datetime | None = None
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
-    #: The engine running the traversal, and until when (renewed while it
-    #: runs): two engines never run one traversal at once (each counts and
-    #: sees only its own commits). See :meth:`Store.take_traversal`.
-    lease_owner: str | None = None
-    lease_until: datetime | None = None
-
-
-NODE_STATES = ("waiting", "ready", "running", "sleeping", "done", "failed", "skipped")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NodeRecord:
-    """One step of a traversal: 'update' a resource, or 'cleanup' an old one.
-
-    ``pending`` counts unfinished predecessors; at zero the node is ready.
-    ``payload`` is plan data the job needs (the action and its reason),
-    so a job carries only ids and any worker can run it.
-    """
-
-    traversal_id: str
-    key: str
-    kind: str
-    resource_name: str
-    resource_id: int | None = None
-    pending: int = 0
-    state: str = "waiting"
-    successors: tuple[str, ...] = ()
-    payload: JSONDict = field(default_factory=dict)
-    lease_owner: str | None = None
-    lease_until: datetime | None = None
-    attempt: int = 0
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -328,6 +300,11 @@ Change = (
     | TakeTimer
     | UpdateTraversal
     | ConsumeSignal
+    | UpdateExecution
+    | AddTaskExecution
+    | UpdateTaskExecution
+    | AddActionExecution
+    | UpdateActionExecution
 )
 
 
@@ -394,6 +371,8 @@ class Store(Protocol):
 
     #: Heat's software configs and deployments (:mod:`convection.store.software`).
     software: SoftwareStore
+    #: Workflow definitions and executions (:mod:`convection.store.workflows`).
+    workflows: WorkflowStore
 
     # stacks and templates
     def create_stack(self, stack: StackRecord) -> None: ...
@@ -479,9 +458,10 @@ class Store(Protocol):
     def start_traversal(
         self, traversal: TraversalRecord, nodes: Sequence[NodeRecord], stack_fields: JSONDict
     ) -> None:
-        """Atomically: insert the traversal and its nodes, point the stack at
-        it (with ``stack_fields``), and mark any previous running traversal
-        of the stack SUPERSEDED."""
+        """Atomically: insert the traversal and its nodes, point its owner at
+        it (with ``stack_fields``: the stack's fields, or for a ``workflow``
+        traversal the execution's), and mark any previous running traversal
+        of the owner SUPERSEDED."""
         ...
 
     def start_traversals(self, starts: Sequence[TraversalStart]) -> None:
@@ -492,15 +472,19 @@ class Store(Protocol):
     def get_traversal(self, traversal_id: str) -> TraversalRecord | None: ...
 
     def active_traversals(self) -> list[TraversalRecord]:
-        """Traversals IN_PROGRESS whose stack still points at them: the work
-        an engine must take up when it starts."""
+        """Traversals IN_PROGRESS whose owner (stack or workflow execution)
+        still points at them: the work an engine must take up when it
+        starts."""
         ...
 
-    def scan_active(self, owner: str) -> tuple[list[str], list[TraversalRecord]]:
+    def scan_active(
+        self, owner: str, kinds: Collection[str] | None = None
+    ) -> tuple[list[str], list[TraversalRecord]]:
         """:meth:`active_traversals` split for an engine's scan: the ids of
         those ``owner`` holds the lease of (it runs them: their records
         would only be thrown away, a thousand at a time when a group's
-        members run), and the records of the others."""
+        members run), and the records of the others; only traversals of
+        ``kinds`` (None: every kind)."""
         ...
 
     def take_traversal(
@@ -540,8 +524,8 @@ class Store(Protocol):
         """Atomically move up to ``limit`` ready nodes to running under ``owner``.
 
         Each claim increments ``attempt`` (so a reclaimed node knows it is a
-        retry). Nothing is claimed once the stack no longer points at the
-        traversal: its results could never be applied."""
+        retry). Nothing is claimed once the owner (stack or execution) no
+        longer points at the traversal: its results could never be applied."""
         ...
 
     def claim_many(
@@ -564,8 +548,8 @@ class Store(Protocol):
     # journal
     def apply(self, changes: Sequence[Change], *, traversal_id: str | None = None) -> None:
         """Apply changes atomically. With ``traversal_id``, raise
-        :class:`StaleTraversal` (and apply nothing) if the stack no longer
-        points at that traversal.
+        :class:`StaleTraversal` (and apply nothing) if its owner (stack or
+        workflow execution) no longer points at that traversal.
 
         The result is that of applying the changes in order. Any failing
         change fails the whole batch, and nothing is applied:

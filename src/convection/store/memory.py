@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import threading
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
 from convection.common import NotFound
+from convection.store import workflows as wf
 from convection.store._fields import (
     check_changes,
     check_stack_query,
+    check_stack_traversals,
     check_traversal,
     json_dumps,
     sort_columns,
@@ -36,6 +38,7 @@ from convection.store._memory_tables import (
 )
 from convection.store._time import aware, utcnow
 from convection.store.api import (
+    STACK,
     AddTimer,
     AppendEvent,
     Change,
@@ -65,6 +68,14 @@ from convection.store.api import (
     UpdateTraversal,
 )
 from convection.store.software import MemorySoftware, SoftwareStore
+from convection.store.workflows import (
+    AddActionExecution,
+    AddTaskExecution,
+    UpdateActionExecution,
+    UpdateExecution,
+    UpdateTaskExecution,
+    WorkflowStore,
+)
 
 R = TypeVar("R")
 
@@ -84,6 +95,8 @@ class MemoryStore:
         self._tokens = _TokenTable()
         #: Heat's software configs and deployments (:mod:`.software`).
         self.software: SoftwareStore = MemorySoftware()
+        #: Workflow definitions and executions (:mod:`.workflows`).
+        self.workflows: WorkflowStore = MemoryWorkflows(self)
 
     def close(self) -> None:
         """Nothing to release; present so callers need not know the backend."""
@@ -204,6 +217,7 @@ class MemoryStore:
             return template_id
 
     def start_stacks(self, new: Sequence[NewStack], *, limit: int) -> list[StartedStack] | None:
+        check_stack_traversals([n.traversal for n in new])
         for n in new:
             check_traversal(n.traversal, n.nodes, {})
         check_changes([e for n in new for e in n.events])
@@ -327,6 +341,7 @@ class MemoryStore:
             self._start_traversal(traversal, nodes, stack_fields, now, [])
 
     def start_traversals(self, starts: Sequence[TraversalStart]) -> None:
+        check_stack_traversals([start.traversal for start in starts])
         for start in starts:
             check_traversal(start.traversal, start.nodes, start.stack_fields)
         check_changes([e for start in starts for e in start.events])
@@ -353,15 +368,26 @@ class MemoryStore:
         undo: Undo,
     ) -> None:
         t = self._t
-        stack = t.stacks.get(traversal.stack_id)
-        if stack is None:
-            raise NotFound("stack", traversal.stack_id)
-        if traversal.id in t.traversals:
-            raise ValueError(f"traversal {traversal.id} already exists")
         fields = with_updated_at({**stack_fields, "traversal_id": traversal.id}, now)
-        t.put_stack(updated(stack, fields), undo)
+        if traversal.kind == STACK:
+            stack = t.stacks.get(traversal.stack_id)
+            if stack is None:
+                raise NotFound("stack", traversal.stack_id)
+            if traversal.id in t.traversals:
+                raise ValueError(f"traversal {traversal.id} already exists")
+            t.put_stack(updated(stack, fields), undo)
+        else:
+            executions = t.workflow_rows[wf.EXECUTIONS.name]
+            execution = executions.get(traversal.execution_id)
+            if execution is None:
+                raise NotFound(wf.EXECUTIONS.what, traversal.execution_id)
+            if traversal.id in t.traversals:
+                raise ValueError(f"traversal {traversal.id} already exists")
+            t.put_row(wf.EXECUTIONS.name, updated(execution, fields), undo)
+        column = "stack_id" if traversal.kind == STACK else "execution_id"
+        owner = getattr(traversal, column)
         for old in list(t.traversals.values()):
-            if old.stack_id == stack.id and old.status == "IN_PROGRESS":
+            if getattr(old, column) == owner and old.status == "IN_PROGRESS":
                 superseded = replace(old, {"status": "SUPERSEDED", "finished_at": now})
                 t.put_traversal(superseded, undo)
         started = traversal.started_at or now
@@ -382,8 +408,12 @@ class MemoryStore:
             ]
         return sorted(found, key=lambda tr: (tr.started_at, tr.id))
 
-    def scan_active(self, owner: str) -> tuple[list[str], list[TraversalRecord]]:
+    def scan_active(
+        self, owner: str, kinds: Collection[str] | None = None
+    ) -> tuple[list[str], list[TraversalRecord]]:
         active = self.active_traversals()
+        if kinds is not None:
+            active = [tr for tr in active if tr.kind in kinds]
         mine = [tr.id for tr in active if tr.lease_owner == owner]
         return mine, [tr for tr in active if tr.lease_owner != owner]
 
@@ -503,8 +533,13 @@ class MemoryStore:
 
     def _is_current(self, traversal_id: str) -> bool:
         traversal = self._t.traversals.get(traversal_id)
-        stack = None if traversal is None else self._t.stacks.get(traversal.stack_id)
-        return stack is not None and stack.traversal_id == traversal_id
+        if traversal is None:
+            return False
+        if traversal.kind == STACK:
+            owner: Any = self._t.stacks.get(traversal.stack_id)
+        else:
+            owner = self._t.workflow_rows[wf.EXECUTIONS.name].get(traversal.execution_id)
+        return owner is not None and owner.traversal_id == traversal_id
 
     # -- journal -------------------------------------------------------------------
     def apply(self, changes: Sequence[Change], *, traversal_id: str | None = None) -> None:
@@ -567,8 +602,33 @@ class MemoryStore:
             case ConsumeSignal(signal_id=gid):
                 signal = _need(t.signals.get(gid), "signal", gid)
                 t.put_signal(replace(signal, {"consumed": True}), undo)
+            case UpdateExecution() | UpdateTaskExecution() | UpdateActionExecution():
+                table, attr = wf.UPDATES[type(change)]
+                row_id = getattr(change, attr)
+                old = _need(t.workflow_rows[table.name].get(row_id), table.what, row_id)
+                t.put_row(table.name, updated(old, with_updated_at(change.fields, now)), undo)
+            case AddTaskExecution() | AddActionExecution():
+                self._insert_row(change, now, undo)
             case _:
                 self._apply_insert(change, now, undo)
+
+    def _insert_row(
+        self, change: AddTaskExecution | AddActionExecution, now: datetime, undo: Undo
+    ) -> None:
+        """What SQL refuses: a taken id, a missing execution or task."""
+        table, attr = wf.INSERTS[type(change)]
+        record = getattr(change, attr)
+        rows = self._t.workflow_rows
+        pid: str | None
+        if isinstance(change, AddTaskExecution):
+            parent, what, pid = wf.EXECUTIONS.name, wf.EXECUTIONS.what, change.task.execution_id
+        else:
+            parent, what, pid = wf.TASKS.name, wf.TASKS.what, change.action.task_execution_id
+        if pid is not None:
+            _need(rows[parent].get(pid), what, pid)
+        if record.id in rows[table.name]:
+            raise ValueError(f"{table.what} {record.id}: already exists")
+        self._t.put_row(table.name, stamped(record, now), undo)
 
     def _check_stack(self, stack: StackRecord, *, renamed: bool) -> None:
         """The constraints SQL enforces on an updated stack row."""
@@ -728,3 +788,178 @@ def _need(found: R | None, what: str, key: object) -> R:
     if found is None:
         raise NotFound(what, str(key))
     return found
+
+
+class MemoryWorkflowRows:
+    """The primitives (``workflows.WorkflowRows``) of a memory store: its
+    tables, under its lock (the journal writes the same rows)."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self._store = store
+
+    @property
+    def _lock(self) -> threading.Lock:
+        return self._store._lock
+
+    def _rows(self, table: wf.Table) -> dict[str, Any]:
+        return self._store._t.workflow_rows[table.name]
+
+    def _check_unique(self, table: wf.Table, record: Any) -> None:
+        if not table.unique:
+            return
+        key = tuple(getattr(record, f) for f in table.unique)
+        for other in self._rows(table).values():
+            if other.id != record.id and tuple(getattr(other, f) for f in table.unique) == key:
+                raise wf.DefinitionExists(table.what, record.name, record.namespace, record.project)
+
+    def insert(self, table: wf.Table, record: Any) -> None:
+        now = utcnow()
+        with self._lock:
+            rows = self._rows(table)
+            if record.id in rows:
+                if table.unique:
+                    raise wf.DefinitionExists(
+                        table.what, record.name, record.namespace, record.project
+                    )
+                raise ValueError(f"{table.what} {record.id}: already exists")
+            self._check_unique(table, record)
+            parent = getattr(record, "task_execution_id", None)
+            if table is wf.ACTION_EXECUTIONS and parent is not None:
+                _need(self._rows(wf.TASKS).get(parent), wf.TASKS.what, parent)
+            self._store._t.put_row(table.name, stamped(record, now), [])
+
+    def get(self, table: wf.Table, row_id: str) -> Any | None:
+        with self._lock:
+            found = self._rows(table).get(row_id)
+            return None if found is None else detach(found)
+
+    def find(self, table: wf.Table, project: str, name_or_id: str, namespace: str) -> Any | None:
+        with self._lock:
+            rows = list(self._rows(table).values())
+        by_id = next(
+            (
+                r
+                for r in rows
+                if r.id == name_or_id and (r.project == project or r.scope == "public")
+            ),
+            None,
+        )
+        named = [r for r in rows if r.name == name_or_id and r.namespace == namespace]
+        found = (
+            by_id
+            or next((r for r in named if r.project == project), None)
+            or next((r for r in named if r.scope == "public"), None)
+        )
+        return None if found is None else detach(found)
+
+    def rows(
+        self,
+        table: wf.Table,
+        project: str | None,
+        filters: wf.Filters | None,
+        sort_keys: Sequence[str],
+        sort_dir: wf.SortDir,
+        limit: int | None,
+        marker: str | None,
+    ) -> list[Any]:
+        accepted = wf.check_query(table, filters, sort_keys, sort_dir)
+        keys = wf.sort_columns(sort_keys)
+        with self._lock:
+            rows = self._rows(table)
+            chosen = [
+                r
+                for r in rows.values()
+                if (project is None or r.project == project)
+                and all(getattr(r, k) in v for k, v in accepted.items())
+            ]
+            mark = None if marker is None else rows.get(marker)
+            if marker is not None and mark is None:
+                raise NotFound(table.what, marker)
+
+        def order(r: Any) -> list[Any]:
+            return [_row_sort_value(r, k) for k in keys]
+
+        desc = sort_dir == "desc"
+        chosen.sort(key=order, reverse=desc)
+        if mark is not None:
+            at = order(mark)
+            chosen = [r for r in chosen if (order(r) < at if desc else order(r) > at)]
+        return [detach(r) for r in chosen[:limit]]
+
+    def update(self, table: wf.Table, row_id: str, fields: Mapping[str, Any]) -> Any | None:
+        now = utcnow()
+        with self._lock:
+            old = self._rows(table).get(row_id)
+            if old is None:
+                return None
+            new = updated(old, with_updated_at(fields, now))
+            self._check_unique(table, new)
+            self._store._t.put_row(table.name, new, [])
+            return detach(new)
+
+    def delete(self, table: wf.Table, row_id: str) -> bool:
+        with self._lock:
+            if table is wf.EXECUTIONS:
+                return self._delete_execution(row_id)
+            rows = self._store._t.workflow_rows
+            if rows[table.name].pop(row_id, None) is None:
+                return False
+            if table is wf.TASKS:  # the cascade to its action executions
+                actions = rows[wf.ACTION_EXECUTIONS.name]
+                for a in [a for a, x in actions.items() if x.task_execution_id == row_id]:
+                    del actions[a]
+            return True
+
+    def start_execution(
+        self,
+        execution: Any,
+        traversal: TraversalRecord | None,
+        nodes: Sequence[NodeRecord],
+    ) -> None:
+        if traversal is not None:
+            check_traversal(traversal, nodes, {})
+        now = utcnow()
+        with self._lock:
+            t = self._store._t
+            if execution.id in self._rows(wf.EXECUTIONS):
+                raise ValueError(f"{wf.EXECUTIONS.what} {execution.id}: already exists")
+            if traversal is not None and traversal.id in t.traversals:
+                raise ValueError(f"traversal {traversal.id} already exists")
+            if traversal is not None:
+                execution = replace(execution, {"traversal_id": traversal.id})
+            t.put_row(wf.EXECUTIONS.name, stamped(execution, now), [])
+            if traversal is not None:
+                started = traversal.started_at or now
+                t.put_traversal(stamped(replace(traversal, {"started_at": started}), now), [])
+                for node in nodes:
+                    t.put_node(stamped(node, now), [])
+
+    def delete_execution(self, execution_id: str) -> bool:
+        with self._lock:
+            return self._delete_execution(execution_id)
+
+    def _delete_execution(self, execution_id: str) -> bool:
+        rows = self._store._t.workflow_rows
+        executions, tasks = rows[wf.EXECUTIONS.name], rows[wf.TASKS.name]
+        if execution_id not in executions:
+            return False
+        ids, frontier = {execution_id}, {execution_id}
+        while frontier:
+            parents = {k for k, x in tasks.items() if x.execution_id in frontier}
+            frontier = {e for e, x in executions.items() if x.task_execution_id in parents}
+            ids |= frontier
+        self._store._t.drop_executions(ids)
+        return True
+
+
+def _row_sort_value(row: Any, key: str) -> Any:
+    if key in ("updated_at", "started_at"):
+        return getattr(row, key) or row.created_at
+    return getattr(row, key)
+
+
+class MemoryWorkflows(wf.NamedRows):
+    """``store.workflows`` of a memory store."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.backend = MemoryWorkflowRows(store)

@@ -172,7 +172,9 @@ traversals = sa.Table(
     "traversals",
     metadata,
     _text("id"),
-    sa.Column("stack_id", sa.String(), _cascade("stacks.id"), nullable=False),
+    # Its owner (revision 0008): a stack, or a workflow execution; exactly
+    # one, as its kind says (the CHECK below).
+    sa.Column("stack_id", sa.String(), _cascade("stacks.id"), nullable=True),
     _text("action"),
     _text("status"),
     sa.Column("rollback_enabled", sa.Boolean(), nullable=False),
@@ -182,10 +184,18 @@ traversals = sa.Table(
     # The engine running it (take_traversal); revision 0003.
     _text("lease_owner", nullable=True),
     _when("lease_until"),
+    sa.Column("kind", sa.String(), nullable=False, server_default="stack"),
+    sa.Column("execution_id", sa.String(), _cascade("workflow_executions.id"), nullable=True),
     sa.PrimaryKeyConstraint("id"),
+    sa.CheckConstraint(
+        "(kind = 'stack' AND stack_id IS NOT NULL AND execution_id IS NULL)"
+        " OR (kind = 'workflow' AND execution_id IS NOT NULL AND stack_id IS NULL)",
+        name="ck_traversals_owner",
+    ),
 )
 sa.Index(None, traversals.c.stack_id)
 sa.Index(None, traversals.c.status)
+sa.Index(None, traversals.c.execution_id)
 
 traversal_nodes = sa.Table(
     "traversal_nodes",
@@ -337,11 +347,126 @@ software_deployments = sa.Table(
 )
 sa.Index(None, software_deployments.c.project, software_deployments.c.server_id)
 
+# Workflows (revision 0008): Mistral's definitions and executions
+# (store/workflows.py says what each row is). Definitions are unique per
+# (name, namespace, project). An execution points at its current traversal
+# as a stack does (a plain column: traversals reference executions
+# already); ``task_execution_id`` and ``root_execution_id`` are plain
+# columns too (a parent's task is another execution's row, and a foreign
+# key cycle would buy nothing: deletes follow the tree in code).
+
+
+def _definition(name: str, *extra: sa.Column[Any]) -> sa.Table:
+    return sa.Table(
+        name,
+        metadata,
+        _text("id"),
+        _text("project"),
+        _text("name"),
+        _text("namespace"),
+        _text("scope"),
+        sa.Column("definition", sa.Text(), nullable=False),
+        *extra,
+        _json("tags"),
+        _when("created_at", nullable=False),
+        _when("updated_at"),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("name", "namespace", "project"),
+    )
+
+
+workflow_definitions = _definition(
+    "workflow_definitions", sa.Column("input", sa.Text(), nullable=False), _json("interface")
+)
+sa.Index(None, workflow_definitions.c.project, workflow_definitions.c.created_at)
+workbooks = _definition("workbooks")
+sa.Index(None, workbooks.c.project, workbooks.c.created_at)
+action_definitions = _definition(
+    "action_definitions",
+    sa.Column("input", sa.Text(), nullable=False),
+    sa.Column("description", sa.Text(), nullable=False),
+)
+sa.Index(None, action_definitions.c.project, action_definitions.c.name)
+
+workflow_executions = sa.Table(
+    "workflow_executions",
+    metadata,
+    _text("id"),
+    _text("project"),
+    _text("workflow_id"),
+    _text("workflow_name"),
+    _text("workflow_namespace"),
+    sa.Column("description", sa.Text(), nullable=False),
+    _text("state"),
+    sa.Column("state_info", sa.Text(), nullable=True),
+    sa.Column("definition", sa.Text(), nullable=False),
+    _json("input"),
+    _json("params"),
+    _json("output"),
+    _json("context"),
+    _text("task_execution_id", nullable=True),
+    _text("root_execution_id", nullable=True),
+    _text("traversal_id", nullable=True),
+    _json("tags"),
+    _when("created_at", nullable=False),
+    _when("updated_at"),
+    sa.PrimaryKeyConstraint("id"),
+)
+sa.Index(None, workflow_executions.c.project, workflow_executions.c.created_at)
+sa.Index(None, workflow_executions.c.task_execution_id)
+sa.Index(None, workflow_executions.c.root_execution_id)
+
+task_executions = sa.Table(
+    "task_executions",
+    metadata,
+    _text("id"),
+    sa.Column("execution_id", sa.String(), _cascade("workflow_executions.id"), nullable=False),
+    _text("project"),
+    _text("name"),
+    _text("node_key", nullable=True),
+    _text("state"),
+    sa.Column("state_info", sa.Text(), nullable=True),
+    _text("type"),
+    _json("published"),
+    _json("predecessors"),
+    _json("runtime_context"),
+    sa.Column("processed", sa.Boolean(), nullable=False),
+    sa.Column("error_handled", sa.Boolean(), nullable=False),
+    _when("created_at", nullable=False),
+    _when("updated_at"),
+    _when("started_at"),
+    _when("finished_at"),
+    sa.PrimaryKeyConstraint("id"),
+)
+sa.Index(None, task_executions.c.execution_id, task_executions.c.name)
+sa.Index(None, task_executions.c.project, task_executions.c.created_at)
+
+action_executions = sa.Table(
+    "action_executions",
+    metadata,
+    _text("id"),
+    _text("project"),
+    _text("name"),
+    sa.Column("task_execution_id", sa.String(), _cascade("task_executions.id"), nullable=True),
+    _text("state"),
+    sa.Column("state_info", sa.Text(), nullable=True),
+    sa.Column("accepted", sa.Boolean(), nullable=False),
+    _json("input"),
+    _json("output"),
+    sa.Column("is_sync", sa.Boolean(), nullable=False),
+    _when("created_at", nullable=False),
+    _when("updated_at"),
+    sa.PrimaryKeyConstraint("id"),
+)
+sa.Index(None, action_executions.c.task_execution_id)
+sa.Index(None, action_executions.c.project, action_executions.c.created_at)
+
 #: Every table, parents first (the order to create, and reversed to empty).
 ALL_TABLES = (
     raw_templates,
     stacks,
     resources,
+    workflow_executions,
     traversals,
     traversal_nodes,
     timers,
@@ -350,4 +475,9 @@ ALL_TABLES = (
     api_tokens,
     software_configs,
     software_deployments,
+    workflow_definitions,
+    workbooks,
+    action_definitions,
+    task_executions,
+    action_executions,
 )

@@ -7,7 +7,7 @@ head, so a fresh file or an older schema just works.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -21,11 +21,17 @@ from convection.store import _sql_children as children
 from convection.store import _sql_queries as queries
 from convection.store import _sql_rows as rows
 from convection.store import _sql_statements as q
-from convection.store._fields import check_changes, check_stack_query, check_traversal
+from convection.store._fields import (
+    check_changes,
+    check_stack_query,
+    check_stack_traversals,
+    check_traversal,
+)
 from convection.store._sql_apply import apply_batch
 from convection.store._sql_db import Database
 from convection.store._sql_read import fetch_records
 from convection.store._sql_software import SQLSoftware
+from convection.store._sql_workflows import SQLWorkflows
 from convection.store._time import aware, utcnow
 from convection.store.api import (
     Change,
@@ -50,6 +56,7 @@ from convection.store.api import (
 from convection.store.memory import MemoryStore
 from convection.store.schema import api_tokens, events, stacks
 from convection.store.software import SoftwareStore
+from convection.store.workflows import UpdateExecution, WorkflowStore
 
 __all__ = ["SQLStore", "default_url", "open_store"]
 
@@ -67,6 +74,11 @@ def open_store(url: str | None = None) -> Store:
     if url.startswith("memory:"):
         return MemoryStore()
     return SQLStore(url)
+
+
+#: Changes of a traversal's owner row: a batch with one locks the owner's
+#: row for update, not share (``_sql_queries.is_current``).
+_OWNER_UPDATES = (UpdateStack, UpdateExecution)
 
 
 def _chunks(ids: Sequence[str], size: int = 500) -> list[list[str]]:
@@ -97,6 +109,8 @@ class SQLStore:
             raise
         #: Heat's software configs and deployments (:mod:`.software`).
         self.software: SoftwareStore = SQLSoftware(self._db)
+        #: Workflow definitions and executions (:mod:`.workflows`).
+        self.workflows: WorkflowStore = SQLWorkflows(self._db)
 
     @property
     def url(self) -> str:
@@ -196,6 +210,7 @@ class SQLStore:
         )
 
     def start_stacks(self, new: Sequence[NewStack], *, limit: int) -> list[StartedStack] | None:
+        check_stack_traversals([n.traversal for n in new])
         for n in new:
             check_traversal(n.traversal, n.nodes, {})
         check_changes([e for n in new for e in n.events])
@@ -269,6 +284,7 @@ class SQLStore:
             raise ValueError(f"traversal {traversal.id} already exists") from exc
 
     def start_traversals(self, starts: Sequence[TraversalStart]) -> None:
+        check_stack_traversals([start.traversal for start in starts])
         for start in starts:
             check_traversal(start.traversal, start.nodes, start.stack_fields)
         check_changes([e for start in starts for e in start.events])
@@ -289,8 +305,10 @@ class SQLStore:
     def active_traversals(self) -> list[TraversalRecord]:
         return self._db.read(queries.active_traversals)
 
-    def scan_active(self, owner: str) -> tuple[list[str], list[TraversalRecord]]:
-        return self._db.read(lambda conn: queries.scan_active(conn, owner))
+    def scan_active(
+        self, owner: str, kinds: Collection[str] | None = None
+    ) -> tuple[list[str], list[TraversalRecord]]:
+        return self._db.read(lambda conn: queries.scan_active(conn, owner, kinds))
 
     def take_traversal(
         self, traversal_id: str, owner: str, lease_until: datetime, now: datetime
@@ -383,7 +401,7 @@ class SQLStore:
         if not changes and traversal_id is None:
             return
         lock: queries.Lock = "share"
-        if any(isinstance(c, UpdateStack) for c in changes):
+        if any(isinstance(c, _OWNER_UPDATES) for c in changes):
             lock = "update"
         now = utcnow()
 
@@ -403,7 +421,7 @@ class SQLStore:
         now = utcnow()
 
         lock: queries.Lock = "share"
-        if any(isinstance(c, UpdateStack) for _, changes in batches for c in changes):
+        if any(isinstance(c, _OWNER_UPDATES) for _, changes in batches for c in changes):
             lock = "update"
         ids = [tid for tid, _ in batches if tid is not None]
 

@@ -1,0 +1,224 @@
+""":class:`~convection.store.workflows.WorkflowStore` over SQL (SQLite and
+PostgreSQL), one transaction per method, on the store's :class:`Database`.
+
+One set of statements serves every table of workflow rows
+(``workflows.TABLES`` says what each is); listings page by keyset as
+``list_stacks`` does. The engine's writes of executions, tasks and action
+executions are journal changes (``_sql_apply``), not these methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, RowMapping
+
+from convection.common import NotFound
+from convection.store._fields import check_traversal
+from convection.store._sql_children import _insert_traversals
+from convection.store._sql_db import Database
+from convection.store._sql_rows import record_values
+from convection.store._time import utcnow
+from convection.store.api import NodeRecord, TraversalRecord
+from convection.store.schema import metadata, task_executions, workflow_executions
+from convection.store.workflows import (
+    EXECUTIONS,
+    DefinitionExists,
+    Filters,
+    NamedRows,
+    SortDir,
+    Table,
+    check_query,
+    sort_columns,
+)
+
+#: Sort keys that may be NULL: they sort as ``created_at`` then (NULLs
+#: order differently on SQLite and PostgreSQL, and break keyset paging).
+_NULLABLE_TIMES = frozenset({"updated_at", "started_at"})
+
+
+def _sql(table: Table) -> sa.Table:
+    return metadata.tables[table.name]
+
+
+def _unique_violation(exc: sa.exc.IntegrityError) -> bool:
+    return getattr(exc.orig, "sqlstate", None) == "23505" or "UNIQUE constraint" in str(exc.orig)
+
+
+class SQLWorkflowRows:
+    """The primitives (``workflows.WorkflowRows``) of one SQL database."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def _record(self, table: Table, row: RowMapping) -> Any:
+        return table.record(**row)
+
+    def _clash(self, table: Table, record: Any, exc: sa.exc.IntegrityError) -> Exception:
+        if table.unique and _unique_violation(exc):
+            return DefinitionExists(table.what, record.name, record.namespace, record.project)
+        return ValueError(f"{table.what} {record.id}: already exists")
+
+    def insert(self, table: Table, record: Any) -> None:
+        values = record_values(record, utcnow())
+        statement = _sql(table).insert().values(values)
+        try:
+            self._db.write(lambda conn: conn.execute(statement))
+        except sa.exc.IntegrityError as exc:
+            if "FOREIGN KEY" in str(exc.orig) or getattr(exc.orig, "sqlstate", None) == "23503":
+                raise NotFound("task execution", str(values.get("task_execution_id"))) from exc
+            raise self._clash(table, record, exc) from exc
+
+    def get(self, table: Table, row_id: str) -> Any | None:
+        t = _sql(table)
+        query = sa.select(t).where(t.c.id == row_id)
+        row = self._db.read(lambda conn: conn.execute(query).mappings().first())
+        return None if row is None else self._record(table, row)
+
+    def find(self, table: Table, project: str, name_or_id: str, namespace: str) -> Any | None:
+        """By id (the project's, or a public one), else by name in the
+        namespace: the project's own first, then a public one."""
+        t = _sql(table)
+        own = t.c.project == project
+        public = t.c.scope == "public"
+        by_name = sa.and_(t.c.name == name_or_id, t.c.namespace == namespace)
+
+        def run(conn: Connection) -> RowMapping | None:
+            for where in (
+                sa.and_(t.c.id == name_or_id, sa.or_(own, public)),
+                sa.and_(by_name, own),
+                sa.and_(by_name, public),
+            ):
+                row = conn.execute(sa.select(t).where(where).limit(1)).mappings().first()
+                if row is not None:
+                    return row
+            return None
+
+        row = self._db.read(run)
+        return None if row is None else self._record(table, row)
+
+    def rows(
+        self,
+        table: Table,
+        project: str | None,
+        filters: Filters | None,
+        sort_keys: Sequence[str],
+        sort_dir: SortDir,
+        limit: int | None,
+        marker: str | None,
+    ) -> list[Any]:
+        accepted = check_query(table, filters, sort_keys, sort_dir)
+        t = _sql(table)
+        keys = sort_columns(sort_keys)
+
+        def run(conn: Connection) -> list[Any]:
+            collate = conn.dialect.name == "postgresql"
+            exprs = [_sort_expr(t, k, collate) for k in keys]
+            query = sa.select(t).where(*(t.c[k].in_(v) for k, v in accepted.items()))
+            if project is not None:
+                query = query.where(t.c.project == project)
+            if marker is not None:
+                found = conn.execute(sa.select(t).where(t.c.id == marker)).mappings().first()
+                if found is None:
+                    raise NotFound(table.what, marker)
+                bound = [
+                    sa.bindparam(None, _marker_value(found, k), type_=t.c[k].type) for k in keys
+                ]
+                left, right = sa.tuple_(*exprs), sa.tuple_(*bound)
+                query = query.where(left > right if sort_dir == "asc" else left < right)
+            query = query.order_by(*(e.asc() if sort_dir == "asc" else e.desc() for e in exprs))
+            if limit is not None:
+                query = query.limit(limit)
+            return [self._record(table, r) for r in conn.execute(query).mappings()]
+
+        return self._db.read(run)
+
+    def update(self, table: Table, row_id: str, fields: Mapping[str, Any]) -> Any | None:
+        t = _sql(table)
+        values = dict(fields)
+        values.setdefault("updated_at", utcnow())
+
+        def run(conn: Connection) -> RowMapping | None:
+            conn.execute(t.update().where(t.c.id == row_id).values(values))
+            return conn.execute(sa.select(t).where(t.c.id == row_id)).mappings().first()
+
+        try:
+            row = self._db.write(run)
+        except sa.exc.IntegrityError as exc:
+            old = self.get(table, row_id)
+            if old is None or not table.unique:
+                raise
+            new = table.record(**{**{f: getattr(old, f) for f in table.fields()}, **fields})
+            raise self._clash(table, new, exc) from exc
+        return None if row is None else self._record(table, row)
+
+    def delete(self, table: Table, row_id: str) -> bool:
+        t = _sql(table)
+        statement = t.delete().where(t.c.id == row_id)
+        return bool(self._db.write(lambda conn: conn.execute(statement).rowcount))
+
+    def start_execution(
+        self,
+        execution: Any,
+        traversal: TraversalRecord | None,
+        nodes: Sequence[NodeRecord],
+    ) -> None:
+        if traversal is not None:
+            check_traversal(traversal, nodes, {})
+        now = utcnow()
+        values = record_values(execution, now)
+        if traversal is not None:
+            values["traversal_id"] = traversal.id
+
+        def run(conn: Connection) -> None:
+            conn.execute(workflow_executions.insert().values(values))
+            if traversal is not None:
+                _insert_traversals(conn, [traversal], nodes, now)
+
+        try:
+            self._db.write(run)
+        except sa.exc.IntegrityError as exc:
+            raise ValueError(f"{EXECUTIONS.what} {execution.id}: already exists") from exc
+
+    def delete_execution(self, execution_id: str) -> bool:
+        """The tree below it goes too: its sub-workflows are the executions
+        of its tasks. Foreign keys cascade to tasks, action executions,
+        traversals, nodes and timers."""
+        e, k = workflow_executions, task_executions
+
+        def run(conn: Connection) -> int:
+            ids, frontier = [execution_id], [execution_id]
+            while frontier:
+                tasks = sa.select(k.c.id).where(k.c.execution_id.in_(frontier))
+                frontier = list(
+                    conn.execute(sa.select(e.c.id).where(e.c.task_execution_id.in_(tasks)))
+                    .scalars()
+                    .all()
+                )
+                ids.extend(frontier)
+            return int(conn.execute(e.delete().where(e.c.id.in_(ids))).rowcount)
+
+        return bool(self._db.write(run))
+
+
+def _sort_expr(t: sa.Table, key: str, collate: bool) -> sa.ColumnElement[Any]:
+    if key in _NULLABLE_TIMES:
+        return sa.func.coalesce(t.c[key], t.c.created_at, type_=t.c.created_at.type)
+    col = t.c[key]
+    text = isinstance(col.type, sa.String)
+    return col.collate("C") if collate and text else col
+
+
+def _marker_value(row: RowMapping, key: str) -> Any:
+    if key in _NULLABLE_TIMES:
+        return row[key] or row["created_at"]
+    return row[key]
+
+
+class SQLWorkflows(NamedRows):
+    """``store.workflows`` of an SQL store."""
+
+    def __init__(self, db: Database) -> None:
+        self.backend = SQLWorkflowRows(db)
