@@ -56,15 +56,19 @@ COMMANDS = {
     "stack": Lazy("convection.cli.stack:app", "group", "Stacks: create, update, delete, inspect."),
     "template": Lazy("convection.cli.template:app", "group", "Check and inspect templates."),
     "workflow": Lazy(
-        "convection.cli.workflow:app", "group", "Mistral v2 workflows: validate and draw."
+        "convection.cli.workflow:app",
+        "group",
+        "Mistral v2 workflows: create, update, list, show, delete, validate and draw.",
     ),
     "workbook": Lazy(
-        "convection.cli.workflow:workbook_app", "group", "Mistral v2 workbooks: validate."
+        "convection.cli.workflow:workbook_app",
+        "group",
+        "Mistral v2 workbooks: create, update, list, show, delete and validate.",
     ),
     "action": Lazy(
         "convection.cli.workflow:action_app",
         "group",
-        "Actions: list and show them; validate ad-hoc action files.",
+        "Actions: list and show them; create, update and delete ad-hoc actions.",
     ),
     "config": Lazy("convection.cli.config_cmd:app", "group", "Configuration."),
     "token": Lazy(

@@ -1,10 +1,14 @@
-"""``convection workflow|workbook|action ...``: Mistral's definitions, read
-from files (``openstack workflow validate`` and friends).
+"""``convection workflow|workbook|action ...``: Mistral's definitions, as
+``openstack workflow ...`` (python-mistralclient's plugin) handles them.
 
-Validation is Mistral's upload validation (every error listed, each with
-``file:line:column`` and its path); ``workflow graph`` draws a definition's
-transitions or ``requires``. Storing definitions and running executions
-come with the workflow engine.
+``validate`` is Mistral's upload validation, from a file (every error
+listed, each with ``file:line:column`` and its path); ``create``,
+``update``, ``list``, ``show``, ``delete`` and ``definition`` keep
+definitions in the store (``--db``, ``--project``), through
+:mod:`convection.workflows.definitions`; ``workflow graph`` draws a file's
+or a stored workflow's transitions or ``requires``. JSON and YAML output
+carry Mistral's REST field names. Running executions comes with the
+workflow engine.
 """
 
 from __future__ import annotations
@@ -16,23 +20,47 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from convection.cli.output import Format, emit, print_diagnostics, print_warnings, simple_table
-from convection.common import InvalidInput
+from convection.cli.context import Invocation, invocation
+from convection.cli.output import (
+    Format,
+    emit,
+    field_table,
+    print_diagnostics,
+    print_warnings,
+    simple_table,
+    stderr,
+)
+from convection.cli.remote import REFUSED
+from convection.common import ConvectionError, InvalidInput
 
 if TYPE_CHECKING:
     from convection.common import Diagnostics
+    from convection.store import Store
 
 # The language is imported by the commands that use it: ``workflow --help``
 # needs none of it (yaql and Jinja are not cheap to import).
 
-app = typer.Typer(help="Mistral v2 workflows: validate and draw.", no_args_is_help=True)
-workbook_app = typer.Typer(help="Mistral v2 workbooks: validate.", no_args_is_help=True)
+app = typer.Typer(
+    help="Mistral v2 workflows: create, update, list, show, delete, validate and draw.",
+    no_args_is_help=True,
+)
+workbook_app = typer.Typer(
+    help="Mistral v2 workbooks: create, update, list, show, delete and validate.",
+    no_args_is_help=True,
+)
 action_app = typer.Typer(
-    help="Actions: list and show them; validate ad-hoc action files.", no_args_is_help=True
+    help="Actions: list and show them; create, update and delete ad-hoc actions.",
+    no_args_is_help=True,
 )
 
 FileArg = Annotated[Path, typer.Argument(help="Definition file (YAML).", exists=False)]
 FormatOpt = Annotated[Format, typer.Option("-f", "--format", help="Output format.")]
+NamespaceOpt = Annotated[
+    str, typer.Option("--namespace", help="Namespace of the definitions (default: none).")
+]
+PublicOpt = Annotated[
+    bool, typer.Option("--public", help="Make the definitions public (scope public).")
+]
 
 
 class GraphFormat(enum.StrEnum):
@@ -94,15 +122,290 @@ def action_validate(definition: FileArg, fmt: FormatOpt = Format.table) -> int:
     return _validated(definition, parse_actions, fmt)
 
 
+def _local(ctx: typer.Context) -> Invocation:
+    """The invocation, for a command that works on this process's store:
+    the server has no workflow routes yet, so ``--url`` is refused (exit 2)."""
+    inv = invocation(ctx)
+    if inv.remote:
+        stderr.print(
+            "error: the workflow, workbook and action commands that store definitions have "
+            "no server route yet; they work on a local store (--db), so they cannot run "
+            "with --url or CONVECTION_URL set.",
+            markup=False,
+            highlight=False,
+        )
+        raise typer.Exit(REFUSED)
+    return inv
+
+
+def _scope(public: bool) -> Any:
+    return "public" if public else "private"
+
+
+def _warned(uploaded: Any) -> list[dict[str, Any]]:
+    print_warnings(uploaded.warnings)
+    items: list[dict[str, Any]] = uploaded.items
+    return items
+
+
+def _uploaded(
+    path: Path,
+    fmt: Format,
+    upload: Callable[[str, str], Any],
+    table: Callable[[list[dict[str, Any]]], None],
+) -> int:
+    """Read, upload and print; a refused document prints every error."""
+    try:
+        items = _warned(upload(_read(path), str(path)))
+    except InvalidInput as exc:
+        print_diagnostics(exc.diagnostics, fmt)
+        return 1
+    emit(items, fmt, lambda: table(items))
+    return 0
+
+
+def _many(names: Sequence[str], act: Callable[[str], None], what: str) -> int:
+    """python-mistralclient's ``do_action_on_many``: each name in turn,
+    its error printed, then one line if any failed."""
+    failed = 0
+    for name in names:
+        try:
+            act(name)
+        except ConvectionError as exc:
+            stderr.print(str(exc), markup=False, highlight=False)
+            failed += 1
+            continue
+        typer.echo(f"Request to delete {what} {name} has been accepted.")
+    if failed:
+        stderr.print(f"Unable to delete the specified {what}(s).", markup=False, highlight=False)
+        return 1
+    return 0
+
+
+# -- workflows --------------------------------------------------------------------------
+_WF_COLUMNS = (
+    ("id", "ID"),
+    ("name", "Name"),
+    ("namespace", "Namespace"),
+    ("project_id", "Project ID"),
+    ("tags", "Tags"),
+    ("input", "Input"),
+    ("scope", "Scope"),
+    ("created_at", "Created at"),
+    ("updated_at", "Updated at"),
+)
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "<none>"
+    return "<none>" if value is None or value == "" else value
+
+
+def _rows_table(columns: Sequence[tuple[str, str]], items: list[dict[str, Any]]) -> None:
+    simple_table([c[1] for c in columns], [[_cell(i[k]) for k, _ in columns] for i in items])
+
+
+def _one_table(columns: Sequence[tuple[str, str]], item: dict[str, Any]) -> None:
+    field_table({label: _cell(item[k]) for k, label in columns})
+
+
+@app.command("create")
+def workflow_create(
+    ctx: typer.Context,
+    definition: FileArg,
+    namespace: NamespaceOpt = "",
+    public: PublicOpt = False,
+    fmt: FormatOpt = Format.table,
+) -> int:
+    """Create the workflows of a document, each stored with its own definition."""
+    from convection.workflows import create_workflows
+
+    inv = _local(ctx)
+
+    def upload(text: str, source: str) -> Any:
+        return create_workflows(
+            inv.store, inv.project, text, source=source, namespace=namespace, scope=_scope(public)
+        )
+
+    return _uploaded(definition, fmt, upload, lambda items: _rows_table(_WF_COLUMNS, items))
+
+
+@app.command("update")
+def workflow_update(
+    ctx: typer.Context,
+    definition: FileArg,
+    workflow_id: Annotated[
+        str | None, typer.Option("--id", help="Update this workflow (one per document).")
+    ] = None,
+    namespace: NamespaceOpt = "",
+    public: PublicOpt = False,
+    fmt: FormatOpt = Format.table,
+) -> int:
+    """Update the stored workflows of the document's names (or the one of --id)."""
+    from convection.workflows import update_workflows
+
+    inv = _local(ctx)
+
+    def upload(text: str, source: str) -> Any:
+        return update_workflows(
+            inv.store,
+            inv.project,
+            text,
+            source=source,
+            namespace=namespace,
+            scope=_scope(public),
+            identifier=workflow_id,
+        )
+
+    return _uploaded(definition, fmt, upload, lambda items: _rows_table(_WF_COLUMNS, items))
+
+
+LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="At most this many (a page).")]
+MarkerOpt = Annotated[
+    str | None, typer.Option("--marker", help="The ID of the last one of the previous page.")
+]
+SortKeysOpt = Annotated[str, typer.Option("--sort-keys", help="Comma-separated keys to sort by.")]
+SortDirOpt = Annotated[str, typer.Option("--sort-dirs", help="asc or desc.")]
+FilterOpt = Annotated[
+    list[str] | None,
+    typer.Option("--filter", help="KEY=VALUE (id, name, scope); may repeat."),
+]
+ListNamespaceOpt = Annotated[
+    str | None, typer.Option("--namespace", help="Only this namespace (default: all).")
+]
+
+
+def _filter_options(pairs: Sequence[str] | None) -> dict[str, Any]:
+    out: dict[str, list[str]] = {}
+    for pair in pairs or ():
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise InvalidInput.single(f"--filter {pair!r}: expected KEY=VALUE")
+        out.setdefault(key, []).append(value)
+    return dict(out)
+
+
+def _sort(keys: str, direction: str) -> tuple[list[str], Any]:
+    if direction not in ("asc", "desc"):
+        raise InvalidInput.single("Unknown sort direction, must be 'desc' or 'asc'.")
+    return [k.strip() for k in keys.split(",") if k.strip()], direction
+
+
+def _listing(call: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    try:
+        return call()
+    except ValueError as exc:  # an unknown sort or filter key
+        raise InvalidInput.single(str(exc)) from None
+
+
+@app.command("list")
+def workflow_list(
+    ctx: typer.Context,
+    namespace: ListNamespaceOpt = None,
+    filters: FilterOpt = None,
+    limit: LimitOpt = None,
+    marker: MarkerOpt = None,
+    sort_keys: SortKeysOpt = "created_at",
+    sort_dirs: SortDirOpt = "asc",
+    fmt: FormatOpt = Format.table,
+) -> int:
+    """List the project's workflows and the public ones."""
+    from convection.workflows import list_workflows
+
+    inv = _local(ctx)
+    keys, direction = _sort(sort_keys, sort_dirs)
+    items = _listing(
+        lambda: list_workflows(
+            inv.store,
+            inv.project,
+            namespace=namespace,
+            filters=_filter_options(filters),
+            sort_keys=keys,
+            sort_dir=direction,
+            limit=limit,
+            marker=marker,
+        )
+    )
+    emit(items, fmt, lambda: _rows_table(_WF_COLUMNS, items))
+    return 0
+
+
+WorkflowArg = Annotated[str, typer.Argument(help="Workflow name or ID.")]
+
+
+@app.command("show")
+def workflow_show(
+    ctx: typer.Context,
+    workflow: WorkflowArg,
+    namespace: NamespaceOpt = "",
+    fmt: FormatOpt = Format.table,
+) -> int:
+    """Show one workflow."""
+    from convection.workflows import get_workflow
+
+    inv = _local(ctx)
+    item = get_workflow(inv.store, inv.project, workflow, namespace)
+    emit(item, fmt, lambda: _one_table(_WF_COLUMNS, item))
+    return 0
+
+
+@app.command("definition")
+def workflow_definition(
+    ctx: typer.Context, workflow: WorkflowArg, namespace: NamespaceOpt = ""
+) -> int:
+    """Print a stored workflow's definition text."""
+    from convection.workflows import get_workflow
+
+    inv = _local(ctx)
+    typer.echo(get_workflow(inv.store, inv.project, workflow, namespace)["definition"], nl=False)
+    return 0
+
+
+@app.command("delete")
+def workflow_delete(
+    ctx: typer.Context,
+    workflows: Annotated[list[str], typer.Argument(help="Workflow names or IDs.")],
+    namespace: NamespaceOpt = "",
+) -> int:
+    """Delete workflows (their executions keep the text they started with)."""
+    from convection.workflows import delete_workflow
+
+    inv = _local(ctx)
+    return _many(
+        workflows, lambda w: delete_workflow(inv.store, inv.project, w, namespace), "workflow"
+    )
+
+
+def _stored_workflow(store: Store, project: str, name: str, namespace: str) -> Any:
+    """A stored workflow's spec; a workbook's has no ``version`` of its own."""
+    from convection.workflows import get_workflow_record, parse_workflows
+
+    record = get_workflow_record(store, project, name, namespace)
+    specs, diags = parse_workflows(record.definition, record.name)
+    if diags.has_errors:
+        again, more = parse_workflows("version: '2.0'\n" + record.definition, record.name)
+        if not more.has_errors:
+            specs, diags = again, more
+    if diags.has_errors or len(specs) != 1:
+        print_diagnostics(diags.items, Format.table)
+        raise typer.Exit(1)
+    return specs[0]
+
+
 @app.command("graph")
 def workflow_graph(
-    definition: FileArg,
+    ctx: typer.Context,
+    definition: Annotated[
+        str, typer.Argument(help="A definition file, or the name or ID of a stored workflow.")
+    ],
     workflow: Annotated[
         str | None,
         typer.Option(
             "--workflow", "-w", help="Which workflow of the file (default: the only one)."
         ),
     ] = None,
+    namespace: NamespaceOpt = "",
     fmt: Annotated[
         GraphFormat, typer.Option("-f", "--format", help="dot, mermaid or json.")
     ] = GraphFormat.dot,
@@ -114,20 +417,25 @@ def workflow_graph(
     from convection.workflows import parse_workflows, to_dot, to_mermaid
     from convection.workflows import workflow_graph as graph_of
 
-    specs, diags = parse_workflows(_read(definition), str(definition))
-    if diags.has_errors:
-        print_diagnostics(diags.items, Format.table)
-        return 1
-    print_warnings(diags.items)
-    by_name = {s.name: s for s in specs}
-    if workflow is None and len(specs) != 1:
-        listed = ", ".join(by_name)
-        raise InvalidInput.single(
-            f"{definition} holds {len(specs)} workflows ({listed}): name one with --workflow"
-        )
-    spec = specs[0] if workflow is None else by_name.get(workflow)
-    if spec is None:
-        raise InvalidInput.single(f"{definition}: no workflow {workflow!r} ({', '.join(by_name)})")
+    path = Path(definition)
+    if not path.is_file():
+        inv = _local(ctx)
+        spec = _stored_workflow(inv.store, inv.project, definition, namespace)
+    else:
+        specs, diags = parse_workflows(_read(path), str(path))
+        if diags.has_errors:
+            print_diagnostics(diags.items, Format.table)
+            return 1
+        print_warnings(diags.items)
+        by_name = {s.name: s for s in specs}
+        if workflow is None and len(specs) != 1:
+            listed = ", ".join(by_name)
+            raise InvalidInput.single(
+                f"{path} holds {len(specs)} workflows ({listed}): name one with --workflow"
+            )
+        spec = specs[0] if workflow is None else by_name.get(workflow)
+        if spec is None:
+            raise InvalidInput.single(f"{path}: no workflow {workflow!r} ({', '.join(by_name)})")
     graph = graph_of(spec)
     if fmt is GraphFormat.json:
         typer.echo(json.dumps(graph.to_dict(), indent=2))
@@ -136,49 +444,231 @@ def workflow_graph(
     return 0
 
 
-def _action_row(cls: Any) -> dict[str, Any]:
-    """An action as Mistral's action-definition API shows a system one."""
-    from convection.workflows import input_text
+# -- workbooks ------------------------------------------------------------------------------
+_WB_COLUMNS = (
+    ("id", "ID"),
+    ("name", "Name"),
+    ("namespace", "Namespace"),
+    ("project_id", "Project ID"),
+    ("tags", "Tags"),
+    ("scope", "Scope"),
+    ("created_at", "Created at"),
+    ("updated_at", "Updated at"),
+)
+WorkbookArg = Annotated[str, typer.Argument(help="Workbook name.")]
 
-    return {
-        "name": cls.name,
-        "is_system": True,
-        "input": input_text(cls),
-        "description": cls.description,
-        "tags": [],
-    }
+
+@workbook_app.command("create")
+def workbook_create(
+    ctx: typer.Context,
+    definition: FileArg,
+    namespace: NamespaceOpt = "",
+    public: PublicOpt = False,
+    fmt: FormatOpt = Format.table,
+) -> int:
+    """Create a workbook; its workflows and actions are stored as WORKBOOK.NAME."""
+    from convection.workflows import create_workbook
+
+    inv = _local(ctx)
+
+    def upload(text: str, source: str) -> Any:
+        return create_workbook(
+            inv.store, inv.project, text, source=source, namespace=namespace, scope=_scope(public)
+        )
+
+    return _uploaded(definition, fmt, upload, lambda items: _one_table(_WB_COLUMNS, items[0]))
 
 
-@action_app.command("list")
-def action_list(fmt: FormatOpt = Format.table) -> int:
-    """List the actions a task can run: the built-ins and every plugin of
-    the ``convection.actions`` entry point group."""
-    from convection.workflows import default_registry
+@workbook_app.command("update")
+def workbook_update(
+    ctx: typer.Context,
+    definition: FileArg,
+    namespace: NamespaceOpt = "",
+    public: PublicOpt = False,
+    fmt: FormatOpt = Format.table,
+) -> int:
+    """Update the workbook of the document's name, and its workflows and actions."""
+    from convection.workflows import update_workbook
 
-    registry = default_registry()
-    body = [_action_row(registry.lookup(name)) for name in registry.names()]
-    emit(
-        body,
-        fmt,
-        lambda: simple_table(
-            ("Name", "Input", "Description"),
-            [(b["name"], b["input"], b["description"]) for b in body],
-        ),
+    inv = _local(ctx)
+
+    def upload(text: str, source: str) -> Any:
+        return update_workbook(
+            inv.store, inv.project, text, source=source, namespace=namespace, scope=_scope(public)
+        )
+
+    return _uploaded(definition, fmt, upload, lambda items: _one_table(_WB_COLUMNS, items[0]))
+
+
+@workbook_app.command("list")
+def workbook_list(
+    ctx: typer.Context,
+    namespace: ListNamespaceOpt = None,
+    filters: FilterOpt = None,
+    limit: LimitOpt = None,
+    marker: MarkerOpt = None,
+    sort_keys: SortKeysOpt = "created_at",
+    sort_dirs: SortDirOpt = "asc",
+    fmt: FormatOpt = Format.table,
+) -> int:
+    """List the project's workbooks and the public ones."""
+    from convection.workflows import list_workbooks
+
+    inv = _local(ctx)
+    keys, direction = _sort(sort_keys, sort_dirs)
+    items = _listing(
+        lambda: list_workbooks(
+            inv.store,
+            inv.project,
+            namespace=namespace,
+            filters=_filter_options(filters),
+            sort_keys=keys,
+            sort_dir=direction,
+            limit=limit,
+            marker=marker,
+        )
     )
+    emit(items, fmt, lambda: _rows_table(_WB_COLUMNS, items))
     return 0
 
 
-@action_app.command("show")
-def action_show(
-    name: Annotated[str, typer.Argument(help="Action name, e.g. std.http.")],
+@workbook_app.command("show")
+def workbook_show(
+    ctx: typer.Context,
+    workbook: WorkbookArg,
+    namespace: NamespaceOpt = "",
     fmt: FormatOpt = Format.table,
 ) -> int:
-    """Show one action: its input with types and defaults (secret inputs marked)."""
-    from convection.workflows import default_registry
+    """Show one workbook."""
+    from convection.workflows import get_workbook
 
-    cls = default_registry().lookup(name)
-    body = _action_row(cls)
-    body["parameters"] = {
+    inv = _local(ctx)
+    item = get_workbook(inv.store, inv.project, workbook, namespace)
+    emit(item, fmt, lambda: _one_table(_WB_COLUMNS, item))
+    return 0
+
+
+@workbook_app.command("definition")
+def workbook_definition(
+    ctx: typer.Context, workbook: WorkbookArg, namespace: NamespaceOpt = ""
+) -> int:
+    """Print a stored workbook's text."""
+    from convection.workflows import get_workbook
+
+    inv = _local(ctx)
+    typer.echo(get_workbook(inv.store, inv.project, workbook, namespace)["definition"], nl=False)
+    return 0
+
+
+@workbook_app.command("delete")
+def workbook_delete(
+    ctx: typer.Context,
+    workbooks: Annotated[list[str], typer.Argument(help="Workbook names.")],
+    namespace: NamespaceOpt = "",
+) -> int:
+    """Delete workbooks (their workflows and actions stay, as in Mistral)."""
+    from convection.workflows import delete_workbook
+
+    inv = _local(ctx)
+    return _many(
+        workbooks, lambda w: delete_workbook(inv.store, inv.project, w, namespace), "workbook"
+    )
+
+
+# -- actions -----------------------------------------------------------------------------------
+_ACTION_COLUMNS = (
+    ("id", "ID"),
+    ("name", "Name"),
+    ("namespace", "Namespace"),
+    ("is_system", "Is system"),
+    ("input", "Input"),
+    ("description", "Description"),
+    ("tags", "Tags"),
+    ("created_at", "Created at"),
+    ("updated_at", "Updated at"),
+)
+_ACTION_LIST = (("name", "Name"), ("is_system", "Is system"), ("input", "Input"),
+                ("description", "Description"), ("namespace", "Namespace"))  # fmt: skip
+
+
+@action_app.command("create")
+def action_create(
+    ctx: typer.Context,
+    definition: FileArg,
+    namespace: NamespaceOpt = "",
+    public: PublicOpt = False,
+    fmt: FormatOpt = Format.table,
+) -> int:
+    """Create the ad-hoc actions of a document."""
+    from convection.workflows import create_actions
+
+    inv = _local(ctx)
+
+    def upload(text: str, source: str) -> Any:
+        return create_actions(
+            inv.store, inv.project, text, source=source, namespace=namespace, scope=_scope(public)
+        )
+
+    return _uploaded(definition, fmt, upload, lambda items: _rows_table(_ACTION_COLUMNS, items))
+
+
+@action_app.command("update")
+def action_update(
+    ctx: typer.Context,
+    definition: FileArg,
+    namespace: NamespaceOpt = "",
+    public: PublicOpt = False,
+    fmt: FormatOpt = Format.table,
+) -> int:
+    """Update the stored ad-hoc actions of the document's names."""
+    from convection.workflows import update_actions
+
+    inv = _local(ctx)
+
+    def upload(text: str, source: str) -> Any:
+        return update_actions(
+            inv.store, inv.project, text, source=source, namespace=namespace, scope=_scope(public)
+        )
+
+    return _uploaded(definition, fmt, upload, lambda items: _rows_table(_ACTION_COLUMNS, items))
+
+
+@action_app.command("delete")
+def action_delete(
+    ctx: typer.Context,
+    actions: Annotated[list[str], typer.Argument(help="Ad-hoc action names or IDs.")],
+    namespace: NamespaceOpt = "",
+) -> int:
+    """Delete ad-hoc actions (system actions cannot be deleted)."""
+    from convection.workflows import delete_action
+
+    inv = _local(ctx)
+    return _many(actions, lambda a: delete_action(inv.store, inv.project, a, namespace), "action")
+
+
+@action_app.command("list")
+def action_list(
+    ctx: typer.Context,
+    namespace: ListNamespaceOpt = None,
+    system: Annotated[
+        bool | None,
+        typer.Option("--system/--adhoc", help="Only system actions, or only ad-hoc ones."),
+    ] = None,
+    fmt: FormatOpt = Format.table,
+) -> int:
+    """List the actions a task can run: the system ones (built-ins and every
+    plugin of the ``convection.actions`` entry point group) and the ad-hoc
+    ones of the store."""
+    from convection.workflows import list_actions
+
+    inv = _local(ctx)
+    body = list_actions(inv.store, inv.project, namespace=namespace, is_system=system)
+    emit(body, fmt, lambda: _rows_table(_ACTION_LIST, body))
+    return 0
+
+
+def _system_parameters(cls: Any) -> dict[str, Any]:
+    return {
         p: {
             "type": list(spec.types),
             "required": spec.required,
@@ -189,15 +679,53 @@ def action_show(
         for p, spec in cls.input_schema.items()
     }
 
+
+@action_app.command("show")
+def action_show(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Action name (e.g. std.http) or ad-hoc action ID.")],
+    namespace: NamespaceOpt = "",
+    fmt: FormatOpt = Format.table,
+) -> int:
+    """Show one action: a system one's input with types and defaults (secret
+    inputs marked), or an ad-hoc one."""
+    from convection.workflows import default_registry, get_action, system_action_body
+
+    registry = default_registry()
+    if name in set(registry.names()):
+        body = system_action_body(registry.lookup(name))
+        body["parameters"] = _system_parameters(registry.lookup(name))
+    else:
+        inv = _local(ctx)
+        body = get_action(inv.store, inv.project, name, namespace, registry=registry)
+
     def table() -> None:
-        simple_table(("Field", "Value"), [(k, body[k]) for k in ("name", "input", "description")])
-        simple_table(
-            ("Parameter", "Type", "Required", "Default", "Secret"),
-            [
-                (p, "|".join(s["type"]), s["required"], s["default"], s["secret"])
-                for p, s in body["parameters"].items()
-            ],
-        )
+        _one_table(_ACTION_COLUMNS, body)
+        if "parameters" in body:
+            simple_table(
+                ("Parameter", "Type", "Required", "Default", "Secret"),
+                [
+                    (p, "|".join(s["type"]), s["required"], s["default"], s["secret"])
+                    for p, s in body["parameters"].items()
+                ],
+            )
 
     emit(body, fmt, table)
+    return 0
+
+
+@action_app.command("definition")
+def action_definition(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Ad-hoc action name or ID.")],
+    namespace: NamespaceOpt = "",
+) -> int:
+    """Print a stored ad-hoc action's definition text."""
+    from convection.workflows import get_action
+
+    inv = _local(ctx)
+    body = get_action(inv.store, inv.project, name, namespace)
+    if body["definition"] is None:
+        raise InvalidInput.single(f"{name} is a system action: it has no definition text")
+    typer.echo(body["definition"], nl=False)
     return 0

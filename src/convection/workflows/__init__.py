@@ -1,6 +1,9 @@
 """Workflows: Mistral's v2 language and its engine, a second front-end of
-the kernel (``convection.kernel``). The language (``workflows.lang``) and
-the actions (``workflows.actions``) are here; the engine is to come.
+the kernel (``convection.kernel``). The language (``workflows.lang``),
+the actions (``workflows.actions``) and the stored definitions
+(``workflows.definitions``: workflows, workbooks and ad-hoc actions kept in
+``store.workflows``, with Mistral's rules and field names) are here; the
+engine is to come.
 
 What will live here, in the layout of docs/architecture.md:
 
