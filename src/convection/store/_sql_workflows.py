@@ -26,12 +26,10 @@ from convection.store.schema import metadata, task_executions, workflow_executio
 from convection.store.workflows import (
     EXECUTIONS,
     DefinitionExists,
-    Filters,
     NamedRows,
-    SortDir,
+    Query,
+    Rec,
     Table,
-    check_query,
-    sort_columns,
 )
 
 #: Sort keys that may be NULL: they sort as ``created_at`` then (NULLs
@@ -39,7 +37,7 @@ from convection.store.workflows import (
 _NULLABLE_TIMES = frozenset({"updated_at", "started_at"})
 
 
-def _sql(table: Table) -> sa.Table:
+def _sql(table: Table[Any]) -> sa.Table:
     return metadata.tables[table.name]
 
 
@@ -53,15 +51,15 @@ class SQLWorkflowRows:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    def _record(self, table: Table, row: RowMapping) -> Any:
+    def _record(self, table: Table[Rec], row: RowMapping) -> Rec:
         return table.record(**row)
 
-    def _clash(self, table: Table, record: Any, exc: sa.exc.IntegrityError) -> Exception:
+    def _clash(self, table: Table[Any], record: Any, exc: sa.exc.IntegrityError) -> Exception:
         if table.unique and _unique_violation(exc):
             return DefinitionExists(table.what, record.name, record.namespace, record.project)
         return ValueError(f"{table.what} {record.id}: already exists")
 
-    def insert(self, table: Table, record: Any) -> None:
+    def insert(self, table: Table[Rec], record: Rec) -> None:
         values = record_values(record, utcnow())
         statement = _sql(table).insert().values(values)
         try:
@@ -71,13 +69,13 @@ class SQLWorkflowRows:
                 raise NotFound("task execution", str(values.get("task_execution_id"))) from exc
             raise self._clash(table, record, exc) from exc
 
-    def get(self, table: Table, row_id: str) -> Any | None:
+    def get(self, table: Table[Rec], row_id: str) -> Rec | None:
         t = _sql(table)
         query = sa.select(t).where(t.c.id == row_id)
         row = self._db.read(lambda conn: conn.execute(query).mappings().first())
         return None if row is None else self._record(table, row)
 
-    def find(self, table: Table, project: str, name_or_id: str, namespace: str) -> Any | None:
+    def find(self, table: Table[Rec], project: str, name_or_id: str, namespace: str) -> Rec | None:
         """By id (the project's, or a public one), else by name in the
         namespace: the project's own first, then a public one."""
         t = _sql(table)
@@ -99,43 +97,32 @@ class SQLWorkflowRows:
         row = self._db.read(run)
         return None if row is None else self._record(table, row)
 
-    def rows(
-        self,
-        table: Table,
-        project: str | None,
-        filters: Filters | None,
-        sort_keys: Sequence[str],
-        sort_dir: SortDir,
-        limit: int | None,
-        marker: str | None,
-    ) -> list[Any]:
-        accepted = check_query(table, filters, sort_keys, sort_dir)
-        t = _sql(table)
-        keys = sort_columns(sort_keys)
+    def rows(self, table: Table[Rec], q: Query) -> list[Rec]:
+        t, keys, asc = _sql(table), q.keys, q.sort_dir == "asc"
 
-        def run(conn: Connection) -> list[Any]:
+        def run(conn: Connection) -> list[Rec]:
             collate = conn.dialect.name == "postgresql"
             exprs = [_sort_expr(t, k, collate) for k in keys]
-            query = sa.select(t).where(*(t.c[k].in_(v) for k, v in accepted.items()))
-            if project is not None:
-                query = query.where(t.c.project == project)
-            if marker is not None:
-                found = conn.execute(sa.select(t).where(t.c.id == marker)).mappings().first()
+            query = sa.select(t).where(*(t.c[k].in_(v) for k, v in q.filters.items()))
+            if q.project is not None:
+                query = query.where(t.c.project == q.project)
+            if q.marker is not None:
+                found = conn.execute(sa.select(t).where(t.c.id == q.marker)).mappings().first()
                 if found is None:
-                    raise NotFound(table.what, marker)
+                    raise NotFound(table.what, q.marker)
                 bound = [
                     sa.bindparam(None, _marker_value(found, k), type_=t.c[k].type) for k in keys
                 ]
                 left, right = sa.tuple_(*exprs), sa.tuple_(*bound)
-                query = query.where(left > right if sort_dir == "asc" else left < right)
-            query = query.order_by(*(e.asc() if sort_dir == "asc" else e.desc() for e in exprs))
-            if limit is not None:
-                query = query.limit(limit)
+                query = query.where(left > right if asc else left < right)
+            query = query.order_by(*(e.asc() if asc else e.desc() for e in exprs))
+            if q.limit is not None:
+                query = query.limit(q.limit)
             return [self._record(table, r) for r in conn.execute(query).mappings()]
 
         return self._db.read(run)
 
-    def update(self, table: Table, row_id: str, fields: Mapping[str, Any]) -> Any | None:
+    def update(self, table: Table[Rec], row_id: str, fields: Mapping[str, Any]) -> Rec | None:
         t = _sql(table)
         values = dict(fields)
         values.setdefault("updated_at", utcnow())
@@ -154,7 +141,7 @@ class SQLWorkflowRows:
             raise self._clash(table, new, exc) from exc
         return None if row is None else self._record(table, row)
 
-    def delete(self, table: Table, row_id: str) -> bool:
+    def delete(self, table: Table[Any], row_id: str) -> bool:
         t = _sql(table)
         statement = t.delete().where(t.c.id == row_id)
         return bool(self._db.write(lambda conn: conn.execute(statement).rowcount))
@@ -221,4 +208,4 @@ class SQLWorkflows(NamedRows):
     """``store.workflows`` of an SQL store."""
 
     def __init__(self, db: Database) -> None:
-        self.backend = SQLWorkflowRows(db)
+        super().__init__(SQLWorkflowRows(db))

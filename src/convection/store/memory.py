@@ -801,10 +801,10 @@ class MemoryWorkflowRows:
     def _lock(self) -> threading.Lock:
         return self._store._lock
 
-    def _rows(self, table: wf.Table) -> dict[str, Any]:
+    def _rows(self, table: wf.Table[Any]) -> dict[str, Any]:
         return self._store._t.workflow_rows[table.name]
 
-    def _check_unique(self, table: wf.Table, record: Any) -> None:
+    def _check_unique(self, table: wf.Table[Any], record: Any) -> None:
         if not table.unique:
             return
         key = tuple(getattr(record, f) for f in table.unique)
@@ -812,7 +812,7 @@ class MemoryWorkflowRows:
             if other.id != record.id and tuple(getattr(other, f) for f in table.unique) == key:
                 raise wf.DefinitionExists(table.what, record.name, record.namespace, record.project)
 
-    def insert(self, table: wf.Table, record: Any) -> None:
+    def insert(self, table: wf.Table[Any], record: Any) -> None:
         now = utcnow()
         with self._lock:
             rows = self._rows(table)
@@ -828,12 +828,14 @@ class MemoryWorkflowRows:
                 _need(self._rows(wf.TASKS).get(parent), wf.TASKS.what, parent)
             self._store._t.put_row(table.name, stamped(record, now), [])
 
-    def get(self, table: wf.Table, row_id: str) -> Any | None:
+    def get(self, table: wf.Table[Any], row_id: str) -> Any | None:
         with self._lock:
             found = self._rows(table).get(row_id)
             return None if found is None else detach(found)
 
-    def find(self, table: wf.Table, project: str, name_or_id: str, namespace: str) -> Any | None:
+    def find(
+        self, table: wf.Table[Any], project: str, name_or_id: str, namespace: str
+    ) -> Any | None:
         with self._lock:
             rows = list(self._rows(table).values())
         by_id = next(
@@ -852,41 +854,30 @@ class MemoryWorkflowRows:
         )
         return None if found is None else detach(found)
 
-    def rows(
-        self,
-        table: wf.Table,
-        project: str | None,
-        filters: wf.Filters | None,
-        sort_keys: Sequence[str],
-        sort_dir: wf.SortDir,
-        limit: int | None,
-        marker: str | None,
-    ) -> list[Any]:
-        accepted = wf.check_query(table, filters, sort_keys, sort_dir)
-        keys = wf.sort_columns(sort_keys)
+    def rows(self, table: wf.Table[Any], q: wf.Query) -> list[Any]:
         with self._lock:
             rows = self._rows(table)
             chosen = [
                 r
                 for r in rows.values()
-                if (project is None or r.project == project)
-                and all(getattr(r, k) in v for k, v in accepted.items())
+                if (q.project is None or r.project == q.project)
+                and all(getattr(r, k) in v for k, v in q.filters.items())
             ]
-            mark = None if marker is None else rows.get(marker)
-            if marker is not None and mark is None:
-                raise NotFound(table.what, marker)
+            mark = None if q.marker is None else rows.get(q.marker)
+            if q.marker is not None and mark is None:
+                raise NotFound(table.what, q.marker)
 
         def order(r: Any) -> list[Any]:
-            return [_row_sort_value(r, k) for k in keys]
+            return [_row_sort_value(r, k) for k in q.keys]
 
-        desc = sort_dir == "desc"
+        desc = q.sort_dir == "desc"
         chosen.sort(key=order, reverse=desc)
         if mark is not None:
             at = order(mark)
             chosen = [r for r in chosen if (order(r) < at if desc else order(r) > at)]
-        return [detach(r) for r in chosen[:limit]]
+        return [detach(r) for r in chosen[: q.limit]]
 
-    def update(self, table: wf.Table, row_id: str, fields: Mapping[str, Any]) -> Any | None:
+    def update(self, table: wf.Table[Any], row_id: str, fields: Mapping[str, Any]) -> Any | None:
         now = utcnow()
         with self._lock:
             old = self._rows(table).get(row_id)
@@ -897,7 +888,7 @@ class MemoryWorkflowRows:
             self._store._t.put_row(table.name, new, [])
             return detach(new)
 
-    def delete(self, table: wf.Table, row_id: str) -> bool:
+    def delete(self, table: wf.Table[Any], row_id: str) -> bool:
         with self._lock:
             if table is wf.EXECUTIONS:
                 return self._delete_execution(row_id)
@@ -962,4 +953,4 @@ class MemoryWorkflows(wf.NamedRows):
     """``store.workflows`` of a memory store."""
 
     def __init__(self, store: MemoryStore) -> None:
-        self.backend = MemoryWorkflowRows(store)
+        super().__init__(MemoryWorkflowRows(store))

@@ -31,11 +31,14 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
 
 from convection.common import Conflict
 from convection.store._time import aware
 from convection.store._traversals import WORKFLOW, NodeRecord, TraversalRecord
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 JSONDict = dict[str, Any]
 
@@ -257,15 +260,21 @@ WorkflowChange = (
 
 
 # -- what each table is, for both stores ------------------------------------------------
+#: A table's record type (every one a dataclass, for ``Table.fields``).
+Rec = TypeVar("Rec", bound="DataclassInstance")
+
+
 @dataclass(frozen=True, slots=True)
-class Table:
-    """A table of workflow rows as both stores see it."""
+class Table(Generic[Rec]):
+    """A table of workflow rows as both stores see it: one description per
+    table, so that one set of CRUD code (:class:`Rows` over a backend's
+    :class:`WorkflowRows`) serves them all."""
 
     #: For messages (``NotFound``): "workflow", "task execution"...
     what: str
     #: The SQL table's name.
     name: str
-    record: type[Any]
+    record: type[Rec]
     #: Sorting: any of these, ``id`` always the last tie-breaker.
     sort_keys: tuple[str, ...]
     #: Filtering: a value or a list of values (any of).
@@ -276,6 +285,8 @@ class Table:
     unique: tuple[str, ...] = ()
     #: Checked values of ``state`` when written.
     states: tuple[str, ...] = ()
+    #: A listing's sort keys when the caller names none.
+    default_sort: tuple[str, ...] = ("created_at",)
 
     def fields(self) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(self.record))
@@ -297,7 +308,7 @@ WORKBOOKS = Table(
 )
 ACTIONS = Table(
     "action", "action_definitions", ActionDefinitionRecord,
-    _DEFINITION_SORT, _DEFINITION_FILTER, unique=_UNIQUE,
+    _DEFINITION_SORT, _DEFINITION_FILTER, unique=_UNIQUE, default_sort=("name",),
 )  # fmt: skip
 EXECUTIONS = Table(
     "workflow execution", "workflow_executions", ExecutionRecord,
@@ -323,12 +334,12 @@ ACTION_EXECUTIONS = Table(
 TABLES = (WORKFLOWS, WORKBOOKS, ACTIONS, EXECUTIONS, TASKS, ACTION_EXECUTIONS)
 
 #: Per journal change kind: its table, and how it names its row.
-UPDATES: Final[dict[type[Any], tuple[Table, str]]] = {
+UPDATES: Final[dict[type[Any], tuple[Table[Any], str]]] = {
     UpdateExecution: (EXECUTIONS, "execution_id"),
     UpdateTaskExecution: (TASKS, "task_id"),
     UpdateActionExecution: (ACTION_EXECUTIONS, "action_id"),
 }
-INSERTS: Final[dict[type[Any], tuple[Table, str]]] = {
+INSERTS: Final[dict[type[Any], tuple[Table[Any], str]]] = {
     AddTaskExecution: (TASKS, "task"),
     AddActionExecution: (ACTION_EXECUTIONS, "action"),
 }
@@ -346,7 +357,7 @@ JSON_FIELDS: Final[dict[type[Any], tuple[str, ...]]] = {
 }
 
 
-def check_update(table: Table, fields: Mapping[str, Any]) -> None:
+def check_update(table: Table[Any], fields: Mapping[str, Any]) -> None:
     """Refuse unknown or fixed fields, naive datetimes and unknown states."""
     allowed = table.updatable()
     if not fields.keys() <= allowed:
@@ -355,7 +366,7 @@ def check_update(table: Table, fields: Mapping[str, Any]) -> None:
     check_values(table, fields)
 
 
-def check_values(table: Table, values: Mapping[str, Any]) -> None:
+def check_values(table: Table[Any], values: Mapping[str, Any]) -> None:
     for name, value in values.items():
         if isinstance(value, datetime):
             aware(value, f"{table.what}.{name}")
@@ -370,15 +381,31 @@ def check_values(table: Table, values: Mapping[str, Any]) -> None:
         raise ValueError(f"{table.what}: unknown type {kind!r}")
 
 
-def check_record(table: Table, record: Any) -> None:
+def check_record(table: Table[Rec], record: Rec) -> None:
     check_values(table, {f: getattr(record, f) for f in table.fields()})
 
 
 Filters = Mapping[str, Any]
+SortDir = Literal["asc", "desc"]
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """A listing, checked (:func:`check_query`): what a backend's ``rows``
+    runs, so both backends take the same options in one value."""
+
+    project: str | None
+    #: Per filter key, the accepted values (any of).
+    filters: dict[str, list[Any]]
+    #: The sort columns, ``id`` last (:func:`sort_columns`).
+    keys: list[str]
+    sort_dir: SortDir
+    limit: int | None
+    marker: str | None
 
 
 def check_query(
-    table: Table, filters: Filters | None, sort_keys: Sequence[str], sort_dir: str
+    table: Table[Any], filters: Filters | None, sort_keys: Sequence[str], sort_dir: str
 ) -> dict[str, list[Any]]:
     """Validate a listing's options; filters as lists of accepted values."""
     bad = [k for k in sort_keys if k not in table.sort_keys]
@@ -427,34 +454,23 @@ class DefinitionExists(Conflict):
 
 
 # -- the port ------------------------------------------------------------------------------
-R = TypeVar("R")
-SortDir = Literal["asc", "desc"]
-
-
 class WorkflowRows(Protocol):
     """What a backend implements; :class:`WorkflowStore`'s named methods
-    are built on these (:class:`NamedRows`)."""
+    are built on these (:class:`Rows`, :class:`NamedRows`)."""
 
-    def insert(self, table: Table, record: Any) -> None: ...
+    def insert(self, table: Table[Rec], record: Rec) -> None: ...
 
-    def get(self, table: Table, row_id: str) -> Any | None: ...
+    def get(self, table: Table[Rec], row_id: str) -> Rec | None: ...
 
-    def find(self, table: Table, project: str, name_or_id: str, namespace: str) -> Any | None: ...
+    def find(
+        self, table: Table[Rec], project: str, name_or_id: str, namespace: str
+    ) -> Rec | None: ...
 
-    def rows(
-        self,
-        table: Table,
-        project: str | None,
-        filters: Filters | None,
-        sort_keys: Sequence[str],
-        sort_dir: SortDir,
-        limit: int | None,
-        marker: str | None,
-    ) -> list[Any]: ...
+    def rows(self, table: Table[Rec], q: Query) -> list[Rec]: ...
 
-    def update(self, table: Table, row_id: str, fields: Mapping[str, Any]) -> Any | None: ...
+    def update(self, table: Table[Rec], row_id: str, fields: Mapping[str, Any]) -> Rec | None: ...
 
-    def delete(self, table: Table, row_id: str) -> bool: ...
+    def delete(self, table: Table[Any], row_id: str) -> bool: ...
 
     def start_execution(
         self,
@@ -609,95 +625,68 @@ class WorkflowStore(Protocol):
     def delete_action_execution(self, action_id: str) -> bool: ...
 
 
+class Rows(Generic[Rec]):
+    """One table's create, get, list, update and delete over a backend:
+    the checks every table's named methods make, written once."""
+
+    def __init__(self, backend: WorkflowRows, table: Table[Rec]) -> None:
+        self.backend = backend
+        self.table = table
+
+    def create(self, record: Rec) -> None:
+        check_record(self.table, record)
+        self.backend.insert(self.table, record)
+
+    def find(self, project: str, name_or_id: str, namespace: str = "") -> Rec | None:
+        """A definition by id or by name (see the backends' ``find``)."""
+        return self.backend.find(self.table, project, name_or_id, namespace)
+
+    def get(self, row_id: str) -> Rec | None:
+        return self.backend.get(self.table, row_id)
+
+    def rows(
+        self, project: str | None, *, filters: Filters | None = None,
+        sort_keys: Sequence[str] | None = None, sort_dir: SortDir = "asc",
+        limit: int | None = None, marker: str | None = None,
+    ) -> list[Rec]:  # fmt: skip
+        """``sort_keys`` None: the table's ``default_sort``."""
+        keys = self.table.default_sort if sort_keys is None else sort_keys
+        accepted = check_query(self.table, filters, keys, sort_dir)
+        query = Query(project, accepted, sort_columns(keys), sort_dir, limit, marker)
+        return self.backend.rows(self.table, query)
+
+    def update(self, row_id: str, fields: Mapping[str, Any]) -> Rec | None:
+        check_update(self.table, fields)
+        return self.backend.update(self.table, row_id, fields)
+
+    def delete(self, row_id: str) -> bool:
+        return self.backend.delete(self.table, row_id)
+
+
 class NamedRows:
-    """:class:`WorkflowStore`'s named methods over a backend's
-    :class:`WorkflowRows` primitives (``self.backend``)."""
+    """:class:`WorkflowStore`'s named methods: each one a :class:`Rows`
+    method of its table, over a backend's :class:`WorkflowRows`; only
+    an execution's start and delete (its traversal, its tree) are its own."""
 
-    backend: WorkflowRows
-
-    def _create(self, table: Table, record: Any) -> None:
-        check_record(table, record)
-        self.backend.insert(table, record)
-
-    def create_workflow(self, record: WorkflowDefinitionRecord) -> None:
-        self._create(WORKFLOWS, record)
-
-    def get_workflow(
-        self, project: str, name_or_id: str, namespace: str = ""
-    ) -> WorkflowDefinitionRecord | None:
-        found: WorkflowDefinitionRecord | None = self.backend.find(
-            WORKFLOWS, project, name_or_id, namespace
-        )
-        return found
-
-    def list_workflows(
-        self, project: str | None, *, filters: Filters | None = None,
-        sort_keys: Sequence[str] = ("created_at",), sort_dir: SortDir = "asc",
-        limit: int | None = None, marker: str | None = None,
-    ) -> list[WorkflowDefinitionRecord]:  # fmt: skip
-        return self.backend.rows(WORKFLOWS, project, filters, sort_keys, sort_dir, limit, marker)
-
-    def update_workflow(
-        self, workflow_id: str, fields: Mapping[str, Any]
-    ) -> WorkflowDefinitionRecord | None:
-        check_update(WORKFLOWS, fields)
-        found: WorkflowDefinitionRecord | None = self.backend.update(WORKFLOWS, workflow_id, fields)
-        return found
-
-    def delete_workflow(self, workflow_id: str) -> bool:
-        return self.backend.delete(WORKFLOWS, workflow_id)
-
-    def create_workbook(self, record: WorkbookRecord) -> None:
-        self._create(WORKBOOKS, record)
-
-    def get_workbook(
-        self, project: str, name_or_id: str, namespace: str = ""
-    ) -> WorkbookRecord | None:
-        found: WorkbookRecord | None = self.backend.find(WORKBOOKS, project, name_or_id, namespace)
-        return found
-
-    def list_workbooks(
-        self, project: str | None, *, filters: Filters | None = None,
-        sort_keys: Sequence[str] = ("created_at",), sort_dir: SortDir = "asc",
-        limit: int | None = None, marker: str | None = None,
-    ) -> list[WorkbookRecord]:  # fmt: skip
-        return self.backend.rows(WORKBOOKS, project, filters, sort_keys, sort_dir, limit, marker)
-
-    def update_workbook(self, workbook_id: str, fields: Mapping[str, Any]) -> WorkbookRecord | None:
-        check_update(WORKBOOKS, fields)
-        found: WorkbookRecord | None = self.backend.update(WORKBOOKS, workbook_id, fields)
-        return found
-
-    def delete_workbook(self, workbook_id: str) -> bool:
-        return self.backend.delete(WORKBOOKS, workbook_id)
-
-    def create_adhoc_action(self, record: ActionDefinitionRecord) -> None:
-        self._create(ACTIONS, record)
-
-    def get_adhoc_action(
-        self, project: str, name_or_id: str, namespace: str = ""
-    ) -> ActionDefinitionRecord | None:
-        found: ActionDefinitionRecord | None = self.backend.find(
-            ACTIONS, project, name_or_id, namespace
-        )
-        return found
-
-    def list_adhoc_actions(
-        self, project: str | None, *, filters: Filters | None = None,
-        sort_keys: Sequence[str] = ("name",), sort_dir: SortDir = "asc",
-        limit: int | None = None, marker: str | None = None,
-    ) -> list[ActionDefinitionRecord]:  # fmt: skip
-        return self.backend.rows(ACTIONS, project, filters, sort_keys, sort_dir, limit, marker)
-
-    def update_adhoc_action(
-        self, action_id: str, fields: Mapping[str, Any]
-    ) -> ActionDefinitionRecord | None:
-        check_update(ACTIONS, fields)
-        found: ActionDefinitionRecord | None = self.backend.update(ACTIONS, action_id, fields)
-        return found
-
-    def delete_adhoc_action(self, action_id: str) -> bool:
-        return self.backend.delete(ACTIONS, action_id)
+    def __init__(self, backend: WorkflowRows) -> None:
+        self.backend = backend
+        w = Rows(backend, WORKFLOWS)
+        self.create_workflow, self.get_workflow, self.list_workflows = w.create, w.find, w.rows
+        self.update_workflow, self.delete_workflow = w.update, w.delete
+        b = Rows(backend, WORKBOOKS)
+        self.create_workbook, self.get_workbook, self.list_workbooks = b.create, b.find, b.rows
+        self.update_workbook, self.delete_workbook = b.update, b.delete
+        a = Rows(backend, ACTIONS)
+        self.create_adhoc_action, self.get_adhoc_action = a.create, a.find
+        self.list_adhoc_actions, self.update_adhoc_action = a.rows, a.update
+        self.delete_adhoc_action = a.delete
+        e = Rows(backend, EXECUTIONS)
+        self.get_execution, self.list_executions, self.update_execution = e.get, e.rows, e.update
+        t = Rows(backend, TASKS)
+        self.get_task, self.list_tasks = t.get, t.rows
+        x = Rows(backend, ACTION_EXECUTIONS)
+        self.create_action_execution, self.get_action_execution = x.create, x.get
+        self.list_action_executions, self.delete_action_execution = x.rows, x.delete
 
     def create_execution(
         self,
@@ -715,52 +704,5 @@ class NamedRows:
             )
         self.backend.start_execution(execution, traversal, nodes)
 
-    def get_execution(self, execution_id: str) -> ExecutionRecord | None:
-        found: ExecutionRecord | None = self.backend.get(EXECUTIONS, execution_id)
-        return found
-
-    def list_executions(
-        self, project: str | None, *, filters: Filters | None = None,
-        sort_keys: Sequence[str] = ("created_at",), sort_dir: SortDir = "asc",
-        limit: int | None = None, marker: str | None = None,
-    ) -> list[ExecutionRecord]:  # fmt: skip
-        return self.backend.rows(EXECUTIONS, project, filters, sort_keys, sort_dir, limit, marker)
-
-    def update_execution(
-        self, execution_id: str, fields: Mapping[str, Any]
-    ) -> ExecutionRecord | None:
-        check_update(EXECUTIONS, fields)
-        found: ExecutionRecord | None = self.backend.update(EXECUTIONS, execution_id, fields)
-        return found
-
     def delete_execution(self, execution_id: str) -> bool:
         return self.backend.delete_execution(execution_id)
-
-    def get_task(self, task_id: str) -> TaskExecutionRecord | None:
-        found: TaskExecutionRecord | None = self.backend.get(TASKS, task_id)
-        return found
-
-    def list_tasks(
-        self, project: str | None, *, filters: Filters | None = None,
-        sort_keys: Sequence[str] = ("created_at",), sort_dir: SortDir = "asc",
-        limit: int | None = None, marker: str | None = None,
-    ) -> list[TaskExecutionRecord]:  # fmt: skip
-        return self.backend.rows(TASKS, project, filters, sort_keys, sort_dir, limit, marker)
-
-    def create_action_execution(self, record: ActionExecutionRecord) -> None:
-        self._create(ACTION_EXECUTIONS, record)
-
-    def get_action_execution(self, action_id: str) -> ActionExecutionRecord | None:
-        found: ActionExecutionRecord | None = self.backend.get(ACTION_EXECUTIONS, action_id)
-        return found
-
-    def list_action_executions(
-        self, project: str | None, *, filters: Filters | None = None,
-        sort_keys: Sequence[str] = ("created_at",), sort_dir: SortDir = "asc",
-        limit: int | None = None, marker: str | None = None,
-    ) -> list[ActionExecutionRecord]:  # fmt: skip
-        t = ACTION_EXECUTIONS
-        return self.backend.rows(t, project, filters, sort_keys, sort_dir, limit, marker)
-
-    def delete_action_execution(self, action_id: str) -> bool:
-        return self.backend.delete(ACTION_EXECUTIONS, action_id)
