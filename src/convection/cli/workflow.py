@@ -14,7 +14,9 @@ workflow engine.
 from __future__ import annotations
 
 import enum
+import inspect
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -36,6 +38,7 @@ from convection.common import ConvectionError, InvalidInput
 if TYPE_CHECKING:
     from convection.common import Diagnostics
     from convection.store import Store
+    from convection.workflows import Uploaded
 
 # The language is imported by the commands that use it: ``workflow --help``
 # needs none of it (yaql and Jinja are not cheap to import).
@@ -182,20 +185,6 @@ def _many(names: Sequence[str], act: Callable[[str], None], what: str) -> int:
     return 0
 
 
-# -- workflows --------------------------------------------------------------------------
-_WF_COLUMNS = (
-    ("id", "ID"),
-    ("name", "Name"),
-    ("namespace", "Namespace"),
-    ("project_id", "Project ID"),
-    ("tags", "Tags"),
-    ("input", "Input"),
-    ("scope", "Scope"),
-    ("created_at", "Created at"),
-    ("updated_at", "Updated at"),
-)
-
-
 def _cell(value: Any) -> Any:
     if isinstance(value, list):
         return ", ".join(str(v) for v in value) or "<none>"
@@ -208,57 +197,6 @@ def _rows_table(columns: Sequence[tuple[str, str]], items: list[dict[str, Any]])
 
 def _one_table(columns: Sequence[tuple[str, str]], item: dict[str, Any]) -> None:
     field_table({label: _cell(item[k]) for k, label in columns})
-
-
-@app.command("create")
-def workflow_create(
-    ctx: typer.Context,
-    definition: FileArg,
-    namespace: NamespaceOpt = "",
-    public: PublicOpt = False,
-    fmt: FormatOpt = Format.table,
-) -> int:
-    """Create the workflows of a document, each stored with its own definition."""
-    from convection.workflows import create_workflows
-
-    inv = _local(ctx)
-
-    def upload(text: str, source: str) -> Any:
-        return create_workflows(
-            inv.store, inv.project, text, source=source, namespace=namespace, scope=_scope(public)
-        )
-
-    return _uploaded(definition, fmt, upload, lambda items: _rows_table(_WF_COLUMNS, items))
-
-
-@app.command("update")
-def workflow_update(
-    ctx: typer.Context,
-    definition: FileArg,
-    workflow_id: Annotated[
-        str | None, typer.Option("--id", help="Update this workflow (one per document).")
-    ] = None,
-    namespace: NamespaceOpt = "",
-    public: PublicOpt = False,
-    fmt: FormatOpt = Format.table,
-) -> int:
-    """Update the stored workflows of the document's names (or the one of --id)."""
-    from convection.workflows import update_workflows
-
-    inv = _local(ctx)
-
-    def upload(text: str, source: str) -> Any:
-        return update_workflows(
-            inv.store,
-            inv.project,
-            text,
-            source=source,
-            namespace=namespace,
-            scope=_scope(public),
-            identifier=workflow_id,
-        )
-
-    return _uploaded(definition, fmt, upload, lambda items: _rows_table(_WF_COLUMNS, items))
 
 
 LimitOpt = Annotated[int | None, typer.Option("--limit", min=1, help="At most this many (a page).")]
@@ -299,82 +237,284 @@ def _listing(call: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
         raise InvalidInput.single(str(exc)) from None
 
 
-@app.command("list")
-def workflow_list(
-    ctx: typer.Context,
-    namespace: ListNamespaceOpt = None,
-    filters: FilterOpt = None,
-    limit: LimitOpt = None,
-    marker: MarkerOpt = None,
-    sort_keys: SortKeysOpt = "created_at",
-    sort_dirs: SortDirOpt = "asc",
-    fmt: FormatOpt = Format.table,
-) -> int:
-    """List the project's workflows and the public ones."""
-    from convection.workflows import list_workflows
+# -- the commands the three groups share -------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Operations:
+    """One kind's operations (:mod:`convection.workflows.definitions`), loaded
+    by the command that runs: ``--help`` must not import the language."""
 
+    create: Callable[..., Uploaded]
+    update: Callable[..., Uploaded]
+    list: Callable[..., list[dict[str, Any]]]
+    get: Callable[[Store, str, str, str], dict[str, Any]]
+    delete: Callable[[Store, str, str, str], None]
+
+
+def _workflow_operations() -> _Operations:
+    from convection import workflows as w
+
+    return _Operations(
+        create=w.create_workflows,
+        update=w.update_workflows,
+        list=w.list_workflows,
+        get=w.get_workflow,
+        delete=w.delete_workflow,
+    )
+
+
+def _workbook_operations() -> _Operations:
+    from convection import workflows as w
+
+    return _Operations(
+        create=w.create_workbook,
+        update=w.update_workbook,
+        list=w.list_workbooks,
+        get=w.get_workbook,
+        delete=w.delete_workbook,
+    )
+
+
+def _action_operations() -> _Operations:
+    from convection import workflows as w
+
+    return _Operations(
+        create=w.create_actions,
+        update=w.update_actions,
+        list=w.list_actions,
+        get=w.get_action,
+        delete=w.delete_action,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Kind:
+    """What the groups' shared commands differ in, so that one body serves
+    all three: the noun (messages, and the arguments ``NOUN``, ``NOUNS``),
+    the table's columns, and whether an upload is one definition."""
+
+    noun: str
+    columns: Sequence[tuple[str, str]]
+    operations: Callable[[], _Operations]
+    one_help: str
+    many_help: str
+    one_per_upload: bool = False
+
+
+def _named(command: Callable[..., int], name: str, annotation: Any) -> Callable[..., int]:
+    """``command`` with its ``target`` parameter called ``name``: Typer names
+    an argument after its parameter (usage, help panel, errors), and each
+    group names its own (``WORKFLOW``, ``WORKBOOKS``...)."""
+    signature = inspect.signature(command, eval_str=True)
+    parameters = [
+        p.replace(name=name, annotation=annotation) if p.name == "target" else p
+        for p in signature.parameters.values()
+    ]
+
+    def call(**kwargs: Any) -> int:
+        kwargs["target"] = kwargs.pop(name)
+        return command(**kwargs)
+
+    call.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    return call
+
+
+def _upload_table(kind: _Kind, items: list[dict[str, Any]]) -> None:
+    if kind.one_per_upload:
+        _one_table(kind.columns, items[0])
+    else:
+        _rows_table(kind.columns, items)
+
+
+def _upload(
+    ctx: typer.Context,
+    kind: _Kind,
+    operation: Callable[[_Operations], Callable[..., Uploaded]],
+    definition: Path,
+    namespace: str,
+    public: bool,
+    fmt: Format,
+    **extra: Any,
+) -> int:
+    """One kind's create or update: read, upload and print."""
+    stored = operation(kind.operations())
     inv = _local(ctx)
-    keys, direction = _sort(sort_keys, sort_dirs)
-    items = _listing(
-        lambda: list_workflows(
-            inv.store,
-            inv.project,
-            namespace=namespace,
-            filters=_filter_options(filters),
-            sort_keys=keys,
-            sort_dir=direction,
-            limit=limit,
-            marker=marker,
+
+    def upload(text: str, source: str) -> Any:
+        scope = _scope(public)
+        return stored(
+            inv.store, inv.project, text, source=source, namespace=namespace, scope=scope, **extra
         )
-    )
-    emit(items, fmt, lambda: _rows_table(_WF_COLUMNS, items))
-    return 0
+
+    return _uploaded(definition, fmt, upload, lambda items: _upload_table(kind, items))
 
 
-WorkflowArg = Annotated[str, typer.Argument(help="Workflow name or ID.")]
+def _create(kind: _Kind) -> Callable[..., int]:
+    def create(
+        ctx: typer.Context,
+        definition: FileArg,
+        namespace: NamespaceOpt = "",
+        public: PublicOpt = False,
+        fmt: FormatOpt = Format.table,
+    ) -> int:
+        return _upload(ctx, kind, lambda o: o.create, definition, namespace, public, fmt)
+
+    return create
 
 
-@app.command("show")
-def workflow_show(
+def _update(kind: _Kind) -> Callable[..., int]:
+    def update(
+        ctx: typer.Context,
+        definition: FileArg,
+        namespace: NamespaceOpt = "",
+        public: PublicOpt = False,
+        fmt: FormatOpt = Format.table,
+    ) -> int:
+        return _upload(ctx, kind, lambda o: o.update, definition, namespace, public, fmt)
+
+    return update
+
+
+def _list(kind: _Kind) -> Callable[..., int]:
+    def list_(
+        ctx: typer.Context,
+        namespace: ListNamespaceOpt = None,
+        filters: FilterOpt = None,
+        limit: LimitOpt = None,
+        marker: MarkerOpt = None,
+        sort_keys: SortKeysOpt = "created_at",
+        sort_dirs: SortDirOpt = "asc",
+        fmt: FormatOpt = Format.table,
+    ) -> int:
+        lister = kind.operations().list
+        inv = _local(ctx)
+        keys, direction = _sort(sort_keys, sort_dirs)
+        items = _listing(
+            lambda: lister(
+                inv.store,
+                inv.project,
+                namespace=namespace,
+                filters=_filter_options(filters),
+                sort_keys=keys,
+                sort_dir=direction,
+                limit=limit,
+                marker=marker,
+            )
+        )
+        emit(items, fmt, lambda: _rows_table(kind.columns, items))
+        return 0
+
+    return list_
+
+
+def _show(kind: _Kind) -> Callable[..., int]:
+    def show(
+        ctx: typer.Context, target: str, namespace: NamespaceOpt = "", fmt: FormatOpt = Format.table
+    ) -> int:
+        get = kind.operations().get
+        inv = _local(ctx)
+        item = get(inv.store, inv.project, target, namespace)
+        emit(item, fmt, lambda: _one_table(kind.columns, item))
+        return 0
+
+    argument = Annotated[str, typer.Argument(help=kind.one_help)]
+    return _named(show, kind.noun, argument)
+
+
+def _definition(kind: _Kind) -> Callable[..., int]:
+    def definition(ctx: typer.Context, target: str, namespace: NamespaceOpt = "") -> int:
+        get = kind.operations().get
+        inv = _local(ctx)
+        typer.echo(get(inv.store, inv.project, target, namespace)["definition"], nl=False)
+        return 0
+
+    argument = Annotated[str, typer.Argument(help=kind.one_help)]
+    return _named(definition, kind.noun, argument)
+
+
+def _delete(kind: _Kind) -> Callable[..., int]:
+    def delete(ctx: typer.Context, target: list[str], namespace: NamespaceOpt = "") -> int:
+        remove = kind.operations().delete
+        inv = _local(ctx)
+        return _many(target, lambda n: remove(inv.store, inv.project, n, namespace), kind.noun)
+
+    argument = Annotated[list[str], typer.Argument(help=kind.many_help)]
+    return _named(delete, f"{kind.noun}s", argument)
+
+
+_COMMANDS: dict[str, Callable[[_Kind], Callable[..., int]]] = {
+    "create": _create,
+    "update": _update,
+    "list": _list,
+    "show": _show,
+    "definition": _definition,
+    "delete": _delete,
+}
+
+
+def _register(group: typer.Typer, kind: _Kind, **helps: str) -> None:
+    """The shared commands named in ``helps`` (command name to help text),
+    registered on ``group`` in that order (the order ``--help`` lists)."""
+    for name, help_text in helps.items():
+        group.command(name, help=help_text)(_COMMANDS[name](kind))
+
+
+# -- workflows --------------------------------------------------------------------------
+_WORKFLOW = _Kind(
+    noun="workflow",
+    columns=(
+        ("id", "ID"),
+        ("name", "Name"),
+        ("namespace", "Namespace"),
+        ("project_id", "Project ID"),
+        ("tags", "Tags"),
+        ("input", "Input"),
+        ("scope", "Scope"),
+        ("created_at", "Created at"),
+        ("updated_at", "Updated at"),
+    ),
+    operations=_workflow_operations,
+    one_help="Workflow name or ID.",
+    many_help="Workflow names or IDs.",
+)
+_register(
+    app,
+    _WORKFLOW,
+    create="Create the workflows of a document, each stored with its own definition.",
+)
+
+
+@app.command("update")
+def workflow_update(
     ctx: typer.Context,
-    workflow: WorkflowArg,
+    definition: FileArg,
+    workflow_id: Annotated[
+        str | None, typer.Option("--id", help="Update this workflow (one per document).")
+    ] = None,
     namespace: NamespaceOpt = "",
+    public: PublicOpt = False,
     fmt: FormatOpt = Format.table,
 ) -> int:
-    """Show one workflow."""
-    from convection.workflows import get_workflow
-
-    inv = _local(ctx)
-    item = get_workflow(inv.store, inv.project, workflow, namespace)
-    emit(item, fmt, lambda: _one_table(_WF_COLUMNS, item))
-    return 0
-
-
-@app.command("definition")
-def workflow_definition(
-    ctx: typer.Context, workflow: WorkflowArg, namespace: NamespaceOpt = ""
-) -> int:
-    """Print a stored workflow's definition text."""
-    from convection.workflows import get_workflow
-
-    inv = _local(ctx)
-    typer.echo(get_workflow(inv.store, inv.project, workflow, namespace)["definition"], nl=False)
-    return 0
-
-
-@app.command("delete")
-def workflow_delete(
-    ctx: typer.Context,
-    workflows: Annotated[list[str], typer.Argument(help="Workflow names or IDs.")],
-    namespace: NamespaceOpt = "",
-) -> int:
-    """Delete workflows (their executions keep the text they started with)."""
-    from convection.workflows import delete_workflow
-
-    inv = _local(ctx)
-    return _many(
-        workflows, lambda w: delete_workflow(inv.store, inv.project, w, namespace), "workflow"
+    """Update the stored workflows of the document's names (or the one of --id)."""
+    return _upload(
+        ctx,
+        _WORKFLOW,
+        lambda o: o.update,
+        definition,
+        namespace,
+        public,
+        fmt,
+        identifier=workflow_id,
     )
+
+
+_register(
+    app,
+    _WORKFLOW,
+    list="List the project's workflows and the public ones.",
+    show="Show one workflow.",
+    definition="Print a stored workflow's definition text.",
+    delete="Delete workflows (their executions keep the text they started with).",
+)
 
 
 def _stored_workflow(store: Store, project: str, name: str, namespace: str) -> Any:
@@ -445,205 +585,62 @@ def workflow_graph(
 
 
 # -- workbooks ------------------------------------------------------------------------------
-_WB_COLUMNS = (
-    ("id", "ID"),
-    ("name", "Name"),
-    ("namespace", "Namespace"),
-    ("project_id", "Project ID"),
-    ("tags", "Tags"),
-    ("scope", "Scope"),
-    ("created_at", "Created at"),
-    ("updated_at", "Updated at"),
+_WORKBOOK = _Kind(
+    noun="workbook",
+    columns=(
+        ("id", "ID"),
+        ("name", "Name"),
+        ("namespace", "Namespace"),
+        ("project_id", "Project ID"),
+        ("tags", "Tags"),
+        ("scope", "Scope"),
+        ("created_at", "Created at"),
+        ("updated_at", "Updated at"),
+    ),
+    operations=_workbook_operations,
+    one_help="Workbook name.",
+    many_help="Workbook names.",
+    one_per_upload=True,
 )
-WorkbookArg = Annotated[str, typer.Argument(help="Workbook name.")]
-
-
-@workbook_app.command("create")
-def workbook_create(
-    ctx: typer.Context,
-    definition: FileArg,
-    namespace: NamespaceOpt = "",
-    public: PublicOpt = False,
-    fmt: FormatOpt = Format.table,
-) -> int:
-    """Create a workbook; its workflows and actions are stored as WORKBOOK.NAME."""
-    from convection.workflows import create_workbook
-
-    inv = _local(ctx)
-
-    def upload(text: str, source: str) -> Any:
-        return create_workbook(
-            inv.store, inv.project, text, source=source, namespace=namespace, scope=_scope(public)
-        )
-
-    return _uploaded(definition, fmt, upload, lambda items: _one_table(_WB_COLUMNS, items[0]))
-
-
-@workbook_app.command("update")
-def workbook_update(
-    ctx: typer.Context,
-    definition: FileArg,
-    namespace: NamespaceOpt = "",
-    public: PublicOpt = False,
-    fmt: FormatOpt = Format.table,
-) -> int:
-    """Update the workbook of the document's name, and its workflows and actions."""
-    from convection.workflows import update_workbook
-
-    inv = _local(ctx)
-
-    def upload(text: str, source: str) -> Any:
-        return update_workbook(
-            inv.store, inv.project, text, source=source, namespace=namespace, scope=_scope(public)
-        )
-
-    return _uploaded(definition, fmt, upload, lambda items: _one_table(_WB_COLUMNS, items[0]))
-
-
-@workbook_app.command("list")
-def workbook_list(
-    ctx: typer.Context,
-    namespace: ListNamespaceOpt = None,
-    filters: FilterOpt = None,
-    limit: LimitOpt = None,
-    marker: MarkerOpt = None,
-    sort_keys: SortKeysOpt = "created_at",
-    sort_dirs: SortDirOpt = "asc",
-    fmt: FormatOpt = Format.table,
-) -> int:
-    """List the project's workbooks and the public ones."""
-    from convection.workflows import list_workbooks
-
-    inv = _local(ctx)
-    keys, direction = _sort(sort_keys, sort_dirs)
-    items = _listing(
-        lambda: list_workbooks(
-            inv.store,
-            inv.project,
-            namespace=namespace,
-            filters=_filter_options(filters),
-            sort_keys=keys,
-            sort_dir=direction,
-            limit=limit,
-            marker=marker,
-        )
-    )
-    emit(items, fmt, lambda: _rows_table(_WB_COLUMNS, items))
-    return 0
-
-
-@workbook_app.command("show")
-def workbook_show(
-    ctx: typer.Context,
-    workbook: WorkbookArg,
-    namespace: NamespaceOpt = "",
-    fmt: FormatOpt = Format.table,
-) -> int:
-    """Show one workbook."""
-    from convection.workflows import get_workbook
-
-    inv = _local(ctx)
-    item = get_workbook(inv.store, inv.project, workbook, namespace)
-    emit(item, fmt, lambda: _one_table(_WB_COLUMNS, item))
-    return 0
-
-
-@workbook_app.command("definition")
-def workbook_definition(
-    ctx: typer.Context, workbook: WorkbookArg, namespace: NamespaceOpt = ""
-) -> int:
-    """Print a stored workbook's text."""
-    from convection.workflows import get_workbook
-
-    inv = _local(ctx)
-    typer.echo(get_workbook(inv.store, inv.project, workbook, namespace)["definition"], nl=False)
-    return 0
-
-
-@workbook_app.command("delete")
-def workbook_delete(
-    ctx: typer.Context,
-    workbooks: Annotated[list[str], typer.Argument(help="Workbook names.")],
-    namespace: NamespaceOpt = "",
-) -> int:
-    """Delete workbooks (their workflows and actions stay, as in Mistral)."""
-    from convection.workflows import delete_workbook
-
-    inv = _local(ctx)
-    return _many(
-        workbooks, lambda w: delete_workbook(inv.store, inv.project, w, namespace), "workbook"
-    )
+_register(
+    workbook_app,
+    _WORKBOOK,
+    create="Create a workbook; its workflows and actions are stored as WORKBOOK.NAME.",
+    update="Update the workbook of the document's name, and its workflows and actions.",
+    list="List the project's workbooks and the public ones.",
+    show="Show one workbook.",
+    definition="Print a stored workbook's text.",
+    delete="Delete workbooks (their workflows and actions stay, as in Mistral).",
+)
 
 
 # -- actions -----------------------------------------------------------------------------------
-_ACTION_COLUMNS = (
-    ("id", "ID"),
-    ("name", "Name"),
-    ("namespace", "Namespace"),
-    ("is_system", "Is system"),
-    ("input", "Input"),
-    ("description", "Description"),
-    ("tags", "Tags"),
-    ("created_at", "Created at"),
-    ("updated_at", "Updated at"),
+_ACTION = _Kind(
+    noun="action",
+    columns=(
+        ("id", "ID"),
+        ("name", "Name"),
+        ("namespace", "Namespace"),
+        ("is_system", "Is system"),
+        ("input", "Input"),
+        ("description", "Description"),
+        ("tags", "Tags"),
+        ("created_at", "Created at"),
+        ("updated_at", "Updated at"),
+    ),
+    operations=_action_operations,
+    one_help="Ad-hoc action name or ID.",
+    many_help="Ad-hoc action names or IDs.",
 )
 _ACTION_LIST = (("name", "Name"), ("is_system", "Is system"), ("input", "Input"),
                 ("description", "Description"), ("namespace", "Namespace"))  # fmt: skip
-
-
-@action_app.command("create")
-def action_create(
-    ctx: typer.Context,
-    definition: FileArg,
-    namespace: NamespaceOpt = "",
-    public: PublicOpt = False,
-    fmt: FormatOpt = Format.table,
-) -> int:
-    """Create the ad-hoc actions of a document."""
-    from convection.workflows import create_actions
-
-    inv = _local(ctx)
-
-    def upload(text: str, source: str) -> Any:
-        return create_actions(
-            inv.store, inv.project, text, source=source, namespace=namespace, scope=_scope(public)
-        )
-
-    return _uploaded(definition, fmt, upload, lambda items: _rows_table(_ACTION_COLUMNS, items))
-
-
-@action_app.command("update")
-def action_update(
-    ctx: typer.Context,
-    definition: FileArg,
-    namespace: NamespaceOpt = "",
-    public: PublicOpt = False,
-    fmt: FormatOpt = Format.table,
-) -> int:
-    """Update the stored ad-hoc actions of the document's names."""
-    from convection.workflows import update_actions
-
-    inv = _local(ctx)
-
-    def upload(text: str, source: str) -> Any:
-        return update_actions(
-            inv.store, inv.project, text, source=source, namespace=namespace, scope=_scope(public)
-        )
-
-    return _uploaded(definition, fmt, upload, lambda items: _rows_table(_ACTION_COLUMNS, items))
-
-
-@action_app.command("delete")
-def action_delete(
-    ctx: typer.Context,
-    actions: Annotated[list[str], typer.Argument(help="Ad-hoc action names or IDs.")],
-    namespace: NamespaceOpt = "",
-) -> int:
-    """Delete ad-hoc actions (system actions cannot be deleted)."""
-    from convection.workflows import delete_action
-
-    inv = _local(ctx)
-    return _many(actions, lambda a: delete_action(inv.store, inv.project, a, namespace), "action")
+_register(
+    action_app,
+    _ACTION,
+    create="Create the ad-hoc actions of a document.",
+    update="Update the stored ad-hoc actions of the document's names.",
+    delete="Delete ad-hoc actions (system actions cannot be deleted).",
+)
 
 
 @action_app.command("list")
@@ -700,7 +697,7 @@ def action_show(
         body = get_action(inv.store, inv.project, name, namespace, registry=registry)
 
     def table() -> None:
-        _one_table(_ACTION_COLUMNS, body)
+        _one_table(_ACTION.columns, body)
         if "parameters" in body:
             simple_table(
                 ("Parameter", "Type", "Required", "Default", "Secret"),

@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import partial
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, TypeVar
 
 from convection.common import Conflict, Diagnostic, InvalidInput, NotFound, suggest
 from convection.store import (
@@ -150,54 +150,47 @@ def _time(value: datetime | None) -> str | None:
     return None if value is None else value.strftime(_TIME_FORMAT)
 
 
+#: Each kind's fields, in the order of Mistral's resources (and of its JSON).
+_WORKFLOW_FIELDS: Final = ("id", "name", "namespace", "input", "interface", "definition",
+                           "tags", "scope", "project_id", "created_at", "updated_at")  # fmt: skip
+_WORKBOOK_FIELDS: Final = ("id", "name", "namespace", "definition", "tags", "scope",
+                           "project_id", "created_at", "updated_at")  # fmt: skip
+_ACTION_FIELDS: Final = ("id", "name", "is_system", "input", "description", "tags",
+                         "definition", "scope", "project_id", "namespace", "created_at",
+                         "updated_at")  # fmt: skip
+
+
+def _field(record: Any, name: str) -> Any:
+    """One field as Mistral shows it: where a record's attribute is named
+    or typed otherwise, and a stored action never being a system one."""
+    if name == "project_id":
+        return record.project
+    if name == "tags":
+        return list(record.tags)
+    if name in ("created_at", "updated_at"):
+        return _time(getattr(record, name))
+    if name == "is_system":
+        return False
+    return getattr(record, name)
+
+
+def _body(record: Any, fields: Sequence[str]) -> Body:
+    return {name: _field(record, name) for name in fields}
+
+
 def workflow_body(record: WorkflowDefinitionRecord) -> Body:
     """A workflow as Mistral's API shows it (``resources.Workflow``)."""
-    return {
-        "id": record.id,
-        "name": record.name,
-        "namespace": record.namespace,
-        "input": record.input,
-        "interface": record.interface,
-        "definition": record.definition,
-        "tags": list(record.tags),
-        "scope": record.scope,
-        "project_id": record.project,
-        "created_at": _time(record.created_at),
-        "updated_at": _time(record.updated_at),
-    }
+    return _body(record, _WORKFLOW_FIELDS)
 
 
 def workbook_body(record: WorkbookRecord) -> Body:
     """A workbook as Mistral's API shows it (``resources.Workbook``)."""
-    return {
-        "id": record.id,
-        "name": record.name,
-        "namespace": record.namespace,
-        "definition": record.definition,
-        "tags": list(record.tags),
-        "scope": record.scope,
-        "project_id": record.project,
-        "created_at": _time(record.created_at),
-        "updated_at": _time(record.updated_at),
-    }
+    return _body(record, _WORKBOOK_FIELDS)
 
 
 def action_body(record: ActionDefinitionRecord) -> Body:
     """An ad-hoc action as Mistral's API shows it (``resources.Action``)."""
-    return {
-        "id": record.id,
-        "name": record.name,
-        "is_system": False,
-        "input": record.input,
-        "description": record.description,
-        "tags": list(record.tags),
-        "definition": record.definition,
-        "scope": record.scope,
-        "project_id": record.project,
-        "namespace": record.namespace,
-        "created_at": _time(record.created_at),
-        "updated_at": _time(record.updated_at),
-    }
+    return _body(record, _ACTION_FIELDS)
 
 
 def system_action_body(cls: Any) -> Body:
@@ -464,10 +457,7 @@ def _workflow_by_id(rows: WorkflowStore, project: str, workflow_id: str) -> Body
 def get_workflow_record(
     store: Store, project: str, identifier: str, namespace: str = ""
 ) -> WorkflowDefinitionRecord:
-    found = _rows(store).get_workflow(project, identifier, namespace)
-    if found is None:
-        raise workflow_not_found(identifier, namespace)
-    return found
+    return _record(_WORKFLOWS, store, project, identifier, namespace)
 
 
 def get_workflow(store: Store, project: str, identifier: str, namespace: str = "") -> Body:
@@ -476,10 +466,7 @@ def get_workflow(store: Store, project: str, identifier: str, namespace: str = "
 
 
 def delete_workflow(store: Store, project: str, identifier: str, namespace: str = "") -> None:
-    found = get_workflow_record(store, project, identifier, namespace)
-    _check_access("workflow", found, project)
-    if not _rows(store).delete_workflow(found.id):
-        raise workflow_not_found(identifier, namespace)
+    _delete(_WORKFLOWS, store, project, identifier, namespace)
 
 
 def _visible(
@@ -532,6 +519,82 @@ def _filters(namespace: str | None, extra: Mapping[str, Any] | None) -> dict[str
     return out or None
 
 
+R = TypeVar("R", WorkflowDefinitionRecord, WorkbookRecord, ActionDefinitionRecord)
+
+
+@dataclass(frozen=True, slots=True)
+class _Kind(Generic[R]):
+    """What finding, deleting and listing differ in between workflows,
+    workbooks and ad-hoc actions: their rows in ``store.workflows``, their
+    body and Mistral's not-found error (given the identifier and namespace)."""
+
+    name: str
+    get: Callable[[WorkflowStore, str, str, str], R | None]
+    delete: Callable[[WorkflowStore, str], bool]
+    lister: Callable[[WorkflowStore], Callable[..., list[R]]]
+    body: Callable[[R], Body]
+    not_found: Callable[[str, str], DefinitionNotFound]
+
+
+_WORKFLOWS: Final[_Kind[WorkflowDefinitionRecord]] = _Kind(
+    name="workflow",
+    get=lambda rows, project, key, namespace: rows.get_workflow(project, key, namespace),
+    delete=lambda rows, row_id: rows.delete_workflow(row_id),
+    lister=lambda rows: rows.list_workflows,
+    body=workflow_body,
+    not_found=workflow_not_found,
+)
+_WORKBOOKS: Final[_Kind[WorkbookRecord]] = _Kind(
+    name="workbook",
+    get=lambda rows, project, key, namespace: rows.get_workbook(project, key, namespace),
+    delete=lambda rows, row_id: rows.delete_workbook(row_id),
+    lister=lambda rows: rows.list_workbooks,
+    body=workbook_body,
+    not_found=lambda name, _namespace: workbook_not_found(name),
+)
+_ACTIONS: Final[_Kind[ActionDefinitionRecord]] = _Kind(
+    name="action",
+    get=lambda rows, project, key, namespace: rows.get_adhoc_action(project, key, namespace),
+    delete=lambda rows, row_id: rows.delete_adhoc_action(row_id),
+    lister=lambda rows: rows.list_adhoc_actions,
+    body=action_body,
+    not_found=lambda name, _namespace: action_not_found(name),
+)
+
+
+def _record(kind: _Kind[R], store: Store, project: str, identifier: str, namespace: str) -> R:
+    found = kind.get(_rows(store), project, identifier, namespace)
+    if found is None:
+        raise kind.not_found(identifier, namespace)
+    return found
+
+
+def _delete(kind: _Kind[R], store: Store, project: str, identifier: str, namespace: str) -> None:
+    """Only the project's own; found first, so another's is refused, not missed."""
+    found = _record(kind, store, project, identifier, namespace)
+    _check_access(kind.name, found, project)
+    if not kind.delete(_rows(store), found.id):
+        raise kind.not_found(identifier, namespace)
+
+
+def _list(
+    kind: _Kind[R],
+    store: Store,
+    project: str,
+    namespace: str | None,
+    filters: Mapping[str, Any] | None,
+    sort_keys: Sequence[str],
+    sort_dir: SortDir,
+    limit: int | None,
+    marker: str | None,
+) -> list[Body]:
+    lister = kind.lister(_rows(store))
+    rows = _visible(
+        lister, project, _filters(namespace, filters), sort_keys, sort_dir, limit, marker
+    )
+    return [kind.body(r) for r in rows]
+
+
 def list_workflows(
     store: Store,
     project: str,
@@ -545,16 +608,7 @@ def list_workflows(
 ) -> list[Body]:
     """The project's workflows and the public ones, paged as Mistral pages
     (``marker`` is the id of the previous page's last one)."""
-    rows = _visible(
-        _rows(store).list_workflows,
-        project,
-        _filters(namespace, filters),
-        sort_keys,
-        sort_dir,
-        limit,
-        marker,
-    )
-    return [workflow_body(r) for r in rows]
+    return _list(_WORKFLOWS, store, project, namespace, filters, sort_keys, sort_dir, limit, marker)
 
 
 # -- workbooks ---------------------------------------------------------------------------
@@ -671,10 +725,7 @@ def update_workbook(
 def get_workbook_record(
     store: Store, project: str, name: str, namespace: str = ""
 ) -> WorkbookRecord:
-    found = _rows(store).get_workbook(project, name, namespace)
-    if found is None:
-        raise workbook_not_found(name)
-    return found
+    return _record(_WORKBOOKS, store, project, name, namespace)
 
 
 def get_workbook(store: Store, project: str, name: str, namespace: str = "") -> Body:
@@ -684,10 +735,7 @@ def get_workbook(store: Store, project: str, name: str, namespace: str = "") -> 
 def delete_workbook(store: Store, project: str, name: str, namespace: str = "") -> None:
     """The workbook's row (its workflows and actions stay, as in Mistral's
     ``delete_workbook``)."""
-    found = get_workbook_record(store, project, name, namespace)
-    _check_access("workbook", found, project)
-    if not _rows(store).delete_workbook(found.id):
-        raise workbook_not_found(name)
+    _delete(_WORKBOOKS, store, project, name, namespace)
 
 
 def list_workbooks(
@@ -701,16 +749,7 @@ def list_workbooks(
     limit: int | None = None,
     marker: str | None = None,
 ) -> list[Body]:
-    rows = _visible(
-        _rows(store).list_workbooks,
-        project,
-        _filters(namespace, filters),
-        sort_keys,
-        sort_dir,
-        limit,
-        marker,
-    )
-    return [workbook_body(r) for r in rows]
+    return _list(_WORKBOOKS, store, project, namespace, filters, sort_keys, sort_dir, limit, marker)
 
 
 # -- ad-hoc actions ----------------------------------------------------------------------
@@ -834,13 +873,7 @@ def delete_action(
 ) -> None:
     if identifier in set(_system(registry).names()):
         raise NotAllowed(f"Attempt to delete a system action: {identifier}")
-    rows = _rows(store)
-    found = rows.get_adhoc_action(project, identifier, namespace)
-    if found is None:
-        raise action_not_found(identifier)
-    _check_access("action", found, project)
-    if not rows.delete_adhoc_action(found.id):
-        raise action_not_found(identifier)
+    _delete(_ACTIONS, store, project, identifier, namespace)
 
 
 def list_actions(
@@ -858,14 +891,5 @@ def list_actions(
         system = _system(registry)
         out += [system_action_body(system.lookup(n)) for n in system.names()]
     if is_system is not True:
-        rows = _visible(
-            _rows(store).list_adhoc_actions,
-            project,
-            _filters(namespace, None),
-            ("name",),
-            "asc",
-            None,
-            None,
-        )
-        out += [action_body(r) for r in rows]
+        out += _list(_ACTIONS, store, project, namespace, None, ("name",), "asc", None, None)
     return sorted(out, key=lambda b: (b["name"], b["namespace"]))
