@@ -12,6 +12,7 @@ from convection.store import (
     ActionDefinitionRecord,
     ActionExecutionRecord,
     AddActionExecution,
+    AddNodes,
     AddTaskExecution,
     AddTimer,
     DefinitionExists,
@@ -241,6 +242,34 @@ def test_a_tasks_outcome_and_its_node_commit_in_one_batch(store: Store) -> None:
         a.id
         for a in store.workflows.list_action_executions("p", filters={"task_execution_id": "k1"})
     ] == ["x1"]
+
+
+def test_nodes_join_a_running_traversal_with_the_task_that_made_them(store: Store) -> None:
+    """A direct workflow's next tasks are nodes added by the batch that ends
+    the task before them: they are claimable at once, and an update of a
+    new node in the same batch applies after its insert."""
+    _run(store, "e1", "t1", [_node("t1", "a")])
+    store.apply(
+        [
+            UpdateNode("t1", "a", {"state": "done"}),
+            AddNodes("t1", (_node("t1", "b"), _node("t1", "c"))),
+            UpdateNode("t1", "c", {"state": "sleeping"}),
+            AddTimer("t1", "c", T0),
+        ],
+        traversal_id="t1",
+    )
+    until = datetime.now(UTC) + timedelta(minutes=1)
+    assert [n.key for n in store.claim_ready("t1", "me", 5, until)] == ["b"]
+    c = store.get_node("t1", "c")
+    assert c is not None and c.state == "sleeping"
+    assert [t.node_key for t in store.due_timers(T0, 10)] == ["c"]
+    with pytest.raises(ValueError):
+        store.apply([AddNodes("t1", (_node("other", "d"),))])
+    with pytest.raises(ValueError):
+        store.apply([AddNodes("t1", (_node("t1", "b"),))])  # a taken key
+    with pytest.raises(NotFound):
+        store.apply([AddNodes("nope", (_node("nope", "d"),))])
+    assert store.get_node("nope", "d") is None
 
 
 def test_a_failing_change_writes_nothing_of_its_batch(store: Store) -> None:

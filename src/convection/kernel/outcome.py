@@ -26,6 +26,10 @@ class Outcome:
     failure: tuple[str, str] | None = None
     #: Done, with a finding the run reports (a check's drift).
     finding: str | None = None
+    #: Keys of nodes this outcome adds (``AddNodes`` in ``progress``) that
+    #: this engine may run at once, claimed in the same write, when it has a
+    #: free slot: a workflow's next task starts without a claim of its own.
+    eager: tuple[str, ...] = ()
 
 
 def done(facts: list[Change] | None = None, progress: list[Change] | None = None) -> Outcome:

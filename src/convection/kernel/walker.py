@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -36,6 +37,7 @@ from convection.kernel.run import Run, Stop
 from convection.kernel.timers import Timers
 from convection.runtime import AsyncioExecutor
 from convection.store import (
+    AddNodes,
     AddTimer,
     Change,
     NodeRecord,
@@ -352,6 +354,7 @@ class Kernel(Generic[R, S]):
         Nothing is counted before the write succeeds: a write the store
         refuses leaves the tally as it was, for :meth:`_unrecorded`."""
         progress, skipped = self._bookkeeping(run, node, outcome)
+        eager = self._claim_eager(run, outcome, progress)
         try:
             await self.journal.write(run.id, outcome.facts, progress)
         except StaleTraversal:
@@ -365,7 +368,10 @@ class Kernel(Generic[R, S]):
             tally.remaining -= 1
             if outcome.finding is not None and tally.finding is None:
                 tally.finding = outcome.finding
-            self._hungry.add(run.id)
+            if not eager or _readies_others(progress, eager):
+                self._hungry.add(run.id)
+            for claimed in eager:
+                self._spawn(run, claimed)
             return
         if outcome.state in ("paused", "sleeping"):
             # Parked (the job parked the node itself) or sleeping on a poll:
@@ -378,6 +384,33 @@ class Kernel(Generic[R, S]):
             if self.frontend.stops_on_failure(run):
                 tally.stopping = tally.stopping or Stop.FAILED
         self.timers.hint(outcome.due_at)
+
+    def _claim_eager(self, run: R, outcome: Outcome, progress: list[Change]) -> list[NodeRecord]:
+        """Claim, in the outcome's own write, the nodes it adds and asks to
+        run at once, as many as free slots allow (the others stay ready
+        for the next claim). Their ``AddNodes`` are rewritten as running
+        under this engine's lease, attempt 1, as ``claim_ready`` would."""
+        if not outcome.eager or outcome.state != "done" or run.tally.stopping is not None:
+            return []
+        own = run.concurrency()
+        bound = self.config.concurrency if own is None else own
+        free = min(self.config.concurrency - self.executor.running, bound - run.tally.inflight + 1)
+        wanted = set(outcome.eager)
+        until = _now() + timedelta(seconds=self.config.lease_seconds)
+        claimed: list[NodeRecord] = []
+        for i, change in enumerate(progress):
+            if free <= len(claimed) or not isinstance(change, AddNodes):
+                continue
+            nodes = list(change.nodes)
+            for j, new in enumerate(nodes):
+                if new.key in wanted and new.state == "ready" and free > len(claimed):
+                    nodes[j] = dataclasses.replace(
+                        new, state="running", lease_owner=self.config.owner,
+                        lease_until=until, attempt=new.attempt + 1,
+                    )  # fmt: skip
+                    claimed.append(nodes[j])
+            progress[i] = AddNodes(change.traversal_id, tuple(nodes))
+        return claimed
 
     def _bookkeeping(
         self, run: R, node: NodeRecord, outcome: Outcome
@@ -486,6 +519,21 @@ class Kernel(Generic[R, S]):
             return False
         del self.runs[run.id]
         return True
+
+
+def _readies_others(progress: list[Change], eager: list[NodeRecord]) -> bool:
+    """Whether a write makes nodes ready besides those it claimed at once
+    (then the run must claim again; else a claim would find nothing)."""
+    claimed = {n.key for n in eager}
+    for change in progress:
+        if isinstance(change, ReleaseSuccessors):
+            return True
+        if isinstance(change, AddNodes):
+            if any(n.state == "ready" and n.key not in claimed for n in change.nodes):
+                return True
+        elif isinstance(change, UpdateNode) and change.fields.get("state") == "ready":
+            return True
+    return False
 
 
 def _check_deadline(run: Run, now: datetime) -> None:

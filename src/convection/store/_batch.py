@@ -29,6 +29,7 @@ from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 from convection.store.api import (
+    AddNodes,
     AddTimer,
     AppendEvent,
     Change,
@@ -85,6 +86,7 @@ _KEYS: dict[type[Any], Callable[[Any], tuple[GroupKey, Rows]]] = {
         ("ReleaseSuccessors", ()),
         tuple(("node", c.traversal_id, k) for k in c.keys),
     ),
+    AddNodes: lambda c: (("AddNodes", ()), tuple(("node", c.traversal_id, n.key) for n in c.nodes)),
     AddTimer: lambda c: (("AddTimer", ()), (("timer", c.traversal_id, c.node_key),)),
     DeleteTimers: lambda c: (("DeleteTimers", ()), (("timer", c.traversal_id, c.node_key),)),
     TakeTimer: lambda c: (("TakeTimer", ()), (("timer", c.traversal_id, c.node_key),)),

@@ -24,6 +24,7 @@ from convection.store.api import (
     STACK_FILTER_KEYS,
     STACK_SORT_KEYS,
     TRAVERSAL_KINDS,
+    AddNodes,
     AddTimer,
     Change,
     JSONDict,
@@ -145,6 +146,15 @@ def check_traversal(
         raise ValueError(f"traversal {traversal.id}: duplicate node keys")
 
 
+def check_added(change: AddNodes) -> None:
+    """Nodes added to a running traversal: its own, in known states."""
+    for node in change.nodes:
+        if node.traversal_id != change.traversal_id:
+            raise ValueError(f"node {node.key} belongs to traversal {node.traversal_id}")
+        if node.state not in NODE_STATES:
+            raise ValueError(f"node {node.key}: unknown state {node.state!r}")
+
+
 def check_owner(traversal: TraversalRecord) -> None:
     """The owner fields its kind needs, and not the other one."""
     kind = traversal.kind
@@ -187,14 +197,6 @@ def check_stack_query(
             raise ValueError(f"cannot filter stacks on {key!r}; allowed: {list(STACK_FILTER_KEYS)}")
         out[key] = [value] if isinstance(value, str) else list(value)
     return out
-
-
-def sort_columns(sort_keys: Sequence[str]) -> list[str]:
-    """The sort keys with ``id`` appended as the unique tie-breaker."""
-    keys = list(dict.fromkeys(sort_keys or ("created_at",)))
-    if "id" not in keys:
-        keys.append("id")
-    return keys
 
 
 #: Fields a change of each update kind may set.

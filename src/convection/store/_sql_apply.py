@@ -25,9 +25,12 @@ from sqlalchemy.engine import Connection
 from convection.common import NotFound
 from convection.store import schema
 from convection.store._batch import GroupKey, plan
+from convection.store._fields import check_added
 from convection.store._sql_fast import executemany, executemany_columns
-from convection.store._sql_rows import record_values
+from convection.store._sql_rows import record_columns, record_values
+from convection.store._sql_statements import INSERT_NODES
 from convection.store.api import (
+    AddNodes,
     AddTimer,
     AppendEvent,
     Change,
@@ -259,6 +262,23 @@ def _add_timers(conn: Connection, _g: GroupKey, items: list[Any], _now: datetime
     _insert_checked(conn, schema.timers, rows, "traversal_id")
 
 
+def _add_nodes(conn: Connection, _g: GroupKey, items: list[Any], now: datetime) -> None:
+    """Nodes added to running traversals, one ``executemany``; a missing
+    traversal is NotFound, a taken key the IntegrityError ``apply`` explains."""
+    nodes = [n for c in items for n in c.nodes]
+    for change in items:
+        check_added(change)
+    if not nodes:
+        return
+    columns = record_columns(nodes, now)
+    try:
+        executemany_columns(conn, INSERT_NODES, columns, len(nodes), tuple(columns))
+    except sa.exc.IntegrityError as exc:
+        if getattr(exc.orig, "sqlstate", None) != "23503" and "FOREIGN KEY" not in str(exc.orig):
+            raise
+        raise NotFound("traversal", ", ".join(sorted({c.traversal_id for c in items}))) from exc
+
+
 def _insert_rows(conn: Connection, group: GroupKey, items: list[Any], now: datetime) -> None:
     """Task and action executions, one ``executemany`` per kind. A missing
     parent (execution, task) is NotFound; a taken id is the IntegrityError
@@ -267,9 +287,8 @@ def _insert_rows(conn: Connection, group: GroupKey, items: list[Any], now: datet
     table, attr = INSERTS[kind]
     records = [getattr(c, attr) for c in items]
     rows = [record_values(r, now) for r in records]
-    sql_table = schema.metadata.tables[table.name]
     try:
-        executemany(conn, sql_table.insert().inline(), rows, tuple(rows[0]))
+        executemany(conn, _ROW_INSERTS[table.name], rows, tuple(rows[0]))
     except sa.exc.IntegrityError as exc:
         if getattr(exc.orig, "sqlstate", None) != "23503" and "FOREIGN KEY" not in str(exc.orig):
             raise
@@ -279,6 +298,11 @@ def _insert_rows(conn: Connection, group: GroupKey, items: list[Any], now: datet
 
 
 _BY_NAME = {k.__name__: k for k in INSERTS}
+#: One statement object per table, so the compiled form is cached (a new
+#: ``insert()`` per batch compiled again every time).
+_ROW_INSERTS = {
+    t.name: schema.metadata.tables[t.name].insert().inline() for t, _ in INSERTS.values()
+}
 
 
 _RUNNERS: dict[str, _Runner] = {
@@ -293,6 +317,7 @@ _RUNNERS: dict[str, _Runner] = {
     TakeTimer.__name__: _take_timers,
     AppendEvent.__name__: _append_events,
     AddTimer.__name__: _add_timers,
+    AddNodes.__name__: _add_nodes,
     **{k.__name__: _update for k in UPDATES},
     **{k.__name__: _insert_rows for k in INSERTS},
 }

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 from convection.common import NotFound
 from convection.store import _sql_rows as rows
 from convection.store import _sql_statements as q
-from convection.store._fields import sort_columns
+from convection.store._paging import sort_columns
 from convection.store._sql_fast import executemany_columns
 from convection.store._sql_read import fetch_records
 from convection.store.api import STACK, TRAVERSAL_KINDS, NodeRecord, StackRecord, TraversalRecord

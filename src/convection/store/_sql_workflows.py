@@ -75,6 +75,12 @@ class SQLWorkflowRows:
         row = self._db.read(lambda conn: conn.execute(query).mappings().first())
         return None if row is None else self._record(table, row)
 
+    def state(self, table: Table[Any], row_id: str) -> tuple[str, str | None] | None:
+        t = _sql(table)
+        query = sa.select(t.c.state, t.c.state_info).where(t.c.id == row_id)
+        row = self._db.read(lambda conn: conn.execute(query).first())
+        return None if row is None else (str(row[0]), row[1])
+
     def find(self, table: Table[Rec], project: str, name_or_id: str, namespace: str) -> Rec | None:
         """By id (the project's, or a public one), else by name in the
         namespace: the project's own first, then a public one."""

@@ -250,6 +250,16 @@ class ReleaseSuccessors:
 
 
 @dataclass(frozen=True, slots=True)
+class AddNodes:
+    """Insert nodes into a running traversal (a workflow's next tasks are
+    known only when the task before them ends). Each node's ``traversal_id``
+    must be ``traversal_id``; a taken key fails the batch."""
+
+    traversal_id: str
+    nodes: tuple[NodeRecord, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class AddTimer:
     traversal_id: str
     node_key: str
@@ -295,6 +305,7 @@ Change = (
     | AppendEvent
     | UpdateNode
     | ReleaseSuccessors
+    | AddNodes
     | AddTimer
     | DeleteTimers
     | TakeTimer

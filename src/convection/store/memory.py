@@ -18,12 +18,12 @@ from typing import Any, Literal, TypeVar
 from convection.common import NotFound
 from convection.store import workflows as wf
 from convection.store._fields import (
+    check_added,
     check_changes,
     check_stack_query,
     check_stack_traversals,
     check_traversal,
     json_dumps,
-    sort_columns,
     with_updated_at,
 )
 from convection.store._memory_tables import (
@@ -36,9 +36,11 @@ from convection.store._memory_tables import (
     stamped,
     updated,
 )
+from convection.store._paging import sort_columns
 from convection.store._time import aware, utcnow
 from convection.store.api import (
     STACK,
+    AddNodes,
     AddTimer,
     AppendEvent,
     Change,
@@ -680,6 +682,13 @@ class MemoryStore:
                     uuid=str(uuid.uuid4()),
                 )
                 t.add_event(event, undo)
+            case AddNodes(traversal_id=tid):
+                _need(t.traversals.get(tid), "traversal", tid)
+                check_added(change)
+                for node in change.nodes:
+                    if (tid, node.key) in t.nodes:
+                        raise ValueError(f"traversal node {tid}/{node.key}: already exists")
+                    t.put_node(stamped(node, now), undo)
             case AddTimer(traversal_id=tid, node_key=key, due_at=due, purpose=purpose):
                 _need(t.traversals.get(tid), "traversal", tid)
                 timer = TimerRecord(
@@ -832,6 +841,11 @@ class MemoryWorkflowRows:
         with self._lock:
             found = self._rows(table).get(row_id)
             return None if found is None else detach(found)
+
+    def state(self, table: wf.Table[Any], row_id: str) -> tuple[str, str | None] | None:
+        with self._lock:
+            found = self._rows(table).get(row_id)
+            return None if found is None else (found.state, found.state_info)
 
     def find(
         self, table: wf.Table[Any], project: str, name_or_id: str, namespace: str

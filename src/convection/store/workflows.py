@@ -34,6 +34,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
 
 from convection.common import Conflict
+from convection.store._paging import sort_columns
 from convection.store._time import aware
 from convection.store._traversals import WORKFLOW, NodeRecord, TraversalRecord
 
@@ -423,13 +424,6 @@ def check_query(
     return out
 
 
-def sort_columns(sort_keys: Sequence[str]) -> list[str]:
-    keys = list(dict.fromkeys(sort_keys or ("created_at",)))
-    if "id" not in keys:
-        keys.append("id")
-    return keys
-
-
 class DefinitionExists(Conflict):
     """A workflow, workbook or action of that name exists in the namespace
     of the project (the unique key decides, not a prior read). The message
@@ -461,6 +455,11 @@ class WorkflowRows(Protocol):
     def insert(self, table: Table[Rec], record: Rec) -> None: ...
 
     def get(self, table: Table[Rec], row_id: str) -> Rec | None: ...
+
+    def state(self, table: Table[Any], row_id: str) -> tuple[str, str | None] | None:
+        """A row's ``state`` and ``state_info`` alone (an engine's check
+        between tasks must not read a 10 MB input)."""
+        ...
 
     def find(
         self, table: Table[Rec], project: str, name_or_id: str, namespace: str
@@ -571,6 +570,10 @@ class WorkflowStore(Protocol):
         ...
 
     def get_execution(self, execution_id: str) -> ExecutionRecord | None: ...
+    def execution_state(self, execution_id: str) -> tuple[str, str | None] | None:
+        """(state, state_info) of an execution, reading nothing else."""
+        ...
+
     def list_executions(
         self,
         project: str | None,
@@ -706,3 +709,6 @@ class NamedRows:
 
     def delete_execution(self, execution_id: str) -> bool:
         return self.backend.delete_execution(execution_id)
+
+    def execution_state(self, execution_id: str) -> tuple[str, str | None] | None:
+        return self.backend.state(EXECUTIONS, execution_id)

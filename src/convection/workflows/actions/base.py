@@ -13,6 +13,7 @@ types.py``) and the execution context (``mistral_lib/actions/context.py``).
 
 from __future__ import annotations
 
+import abc
 import copy
 import json
 from collections.abc import Mapping
@@ -202,7 +203,7 @@ class RunContext:
 # -- the plugin base -------------------------------------------------------------
 
 
-class ActionPlugin:
+class ActionPlugin(abc.ABC):
     """The base of every action. Subclasses set the class variables and
     implement ``run``; a waiting action implements ``resume`` too.
 
@@ -220,14 +221,17 @@ class ActionPlugin:
     #: Returns :class:`Pending` from ``run`` (Mistral's ``is_sync() == False``).
     is_async: ClassVar[bool] = False
 
+    @abc.abstractmethod
     async def run(self, ctx: ActionContext, params: Mapping[str, Any]) -> Outcome:
-        raise NotImplementedError
+        """Do the action once: its result, its error, or a wait."""
 
     async def resume(
         self, ctx: ActionContext, params: Mapping[str, Any], state: Mapping[str, Any]
     ) -> Outcome:
-        """After a :class:`Sleep`; an action that never sleeps has none."""
-        raise NotImplementedError(f"action {self.name} does not sleep, so it never resumes")
+        """After a :class:`Sleep`. An action that never sleeps is never
+        resumed by the engine; asked anyway (a corrupt timer row), it fails
+        the task with a reason rather than raising inside the engine."""
+        return Failure(f"action {self.name} does not sleep, so it cannot be resumed")
 
     @classmethod
     def class_name(cls) -> str:

@@ -15,6 +15,7 @@ software deployment, a scaling policy) as Heat's ``resource signal`` does.
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
@@ -48,13 +49,14 @@ def _stacks(action: ActionPlugin, ctx: ActionContext) -> StackOps:
     return ctx.stacks
 
 
-class _StackWait(ActionPlugin):
+class _StackWait(ActionPlugin, abc.ABC):
     """Start an operation, then poll the stack until it is no longer in progress."""
 
     operation: ClassVar[str]
 
+    @abc.abstractmethod
     async def start(self, ops: StackOps, ctx: ActionContext, args: Mapping[str, Any]) -> str:
-        raise NotImplementedError
+        """Begin the operation; the stack's id, which ``resume`` polls."""
 
     async def run(self, ctx: ActionContext, params: Mapping[str, Any]) -> Outcome:
         args = arguments(self, params)

@@ -90,7 +90,8 @@ class Transition:
 class Publish:
     """What a completed task publishes: ``branch`` values travel with the
     branch, ``global`` values go to the workflow context. ``atomic`` is
-    accepted and kept, but Mistral does not apply it (TODO upstream)."""
+    accepted and kept, but not applied: Mistral's own publisher leaves it
+    unimplemented, and docs/workflows.md says so."""
 
     branch: Mapping[str, JSON] = field(default_factory=dict)
     global_: Mapping[str, JSON] = field(default_factory=dict)
