@@ -23,6 +23,8 @@ EXPECTED = {
     # What the node plugins (``resources.nodes``) and deployments use:
     "DEFAULT_CONNECT_TIMEOUT", "DEFAULT_SESSIONS_PER_HOST", "KEEPALIVE_INTERVAL", "FileBatch",
     "FileWrite", "known_hosts_entry_name", "open_connection", "redact", "run_timeout",
+    # Where local nodes live (the node resources and convection.software.run):
+    "NODE_ROOT_ENV", "SYSTEM_NODE_ROOT", "node_root", "safe_dir_name",
 }  # fmt: skip
 
 

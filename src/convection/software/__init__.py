@@ -92,6 +92,12 @@ from convection.software.hooks import (
     ScriptHook,
     default_registry,
 )
+from convection.software.node_root import (
+    NODE_ROOT_ENV,
+    SYSTEM_NODE_ROOT,
+    node_root,
+    safe_dir_name,
+)
 from convection.software.outcome import (
     COMPLETE,
     FAILED,
@@ -129,8 +135,10 @@ __all__ = [
     "DEPLOY_ACTIONS",
     "FAILED",
     "KEEPALIVE_INTERVAL",
+    "NODE_ROOT_ENV",
     "RERUN_SAFE_OPTION",
     "SIGNAL_TRANSPORTS",
+    "SYSTEM_NODE_ROOT",
     "TIMEOUT_OPTION",
     "UNGROUPED",
     "AnsibleHook",
@@ -180,12 +188,14 @@ __all__ = [
     "evaluate",
     "known_hosts_entry_name",
     "marker_paths",
+    "node_root",
     "open_connection",
     "outcome_of",
     "redact",
     "replace_on_change_inputs",
     "resolve_component",
     "run_timeout",
+    "safe_dir_name",
     "should_deploy",
     "stack_path",
     "substitute_inputs",

@@ -11,13 +11,8 @@ and ignored; only ``name`` is used, as the node's name.
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Final
-
-import platformdirs
 
 from convection.common import JSON
 from convection.resources import openstack_catalog
@@ -32,16 +27,6 @@ from convection.resources._schema import (
 KIND_KEY: Final = "node_kind"
 LOCAL_KIND: Final = "local"
 SSH_KIND: Final = "ssh"
-
-#: The operator's setting for where local sandboxes (and SSH hosts' pinned
-#: known_hosts files) live. Never a template's choice: deleting a node
-#: removes its directory, so a template must not be able to point it anywhere.
-NODE_ROOT_ENV: Final = "CONVECTION_NODE_ROOT"
-#: A root engine's default, as for any system service (a user the node runs
-#: as must be able to reach its sandbox, and /root is closed to it).
-SYSTEM_NODE_ROOT: Final = "/var/lib/convection/nodes"
-
-_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 def _nova_schema() -> dict[str, PropertySchema]:
@@ -65,24 +50,6 @@ NAME_PROPERTY: Final = PropertySchema(
     type=PropertyType.STRING,
     description="The node's name (Nova's server name); default: the physical resource name.",
 )
-
-
-def node_root() -> Path:
-    """Where nodes live on this machine: ``$CONVECTION_NODE_ROOT``, else
-    ``/var/lib/convection/nodes`` for a root engine, else the user's data
-    dir (``~/.local/share/convection/nodes``)."""
-    configured = os.environ.get(NODE_ROOT_ENV)
-    if configured:
-        return Path(os.path.abspath(os.path.expanduser(configured)))
-    if os.geteuid() == 0:
-        return Path(SYSTEM_NODE_ROOT)
-    return Path(platformdirs.user_data_dir("convection")) / "nodes"
-
-
-def safe_dir_name(name: str) -> str:
-    """A directory name made of ``name``: portable characters only, bounded."""
-    cleaned = _UNSAFE.sub("_", name).lstrip(".") or "node"
-    return cleaned[:120]
 
 
 def node_name(props: Mapping[str, object], physical_name: str) -> str:

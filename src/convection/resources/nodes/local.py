@@ -37,11 +37,9 @@ from convection.resources.nodes._common import (
     NOVA_PROPERTIES,
     network_attributes,
     node_name,
-    node_root,
-    safe_dir_name,
     server_attributes,
 )
-from convection.software import LocalNode, NodeError
+from convection.software import LocalNode, NodeError, node_root, safe_dir_name
 
 LOCAL_NODE_TYPE: Final = "Convection::Local::Node"
 #: The address every local node has, and the network it is on.

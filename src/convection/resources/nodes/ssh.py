@@ -56,8 +56,6 @@ from convection.resources.nodes._common import (
     SSH_KIND,
     network_attributes,
     node_name,
-    node_root,
-    safe_dir_name,
     server_attributes,
 )
 from convection.resources.nodes._ssh_pools import shared_pool
@@ -70,6 +68,8 @@ from convection.software import (
     NodeError,
     SSHHost,
     known_hosts_entry_name,
+    node_root,
+    safe_dir_name,
 )
 
 if TYPE_CHECKING:  # imported where used: they bring asyncssh

@@ -110,9 +110,16 @@ def _classes(loaded: Any) -> list[type[ActionPlugin]]:
 
 def builtin_actions() -> tuple[type[ActionPlugin], ...]:
     """Mistral's ``std.*`` and Convection's own actions."""
-    from convection.workflows.actions import convection_actions, http, mail, ssh, std
+    from convection.workflows.actions import convection_actions, http, mail, software, ssh, std
 
-    return (*std.ACTIONS, *http.ACTIONS, *mail.ACTIONS, *ssh.ACTIONS, *convection_actions.ACTIONS)
+    return (
+        *std.ACTIONS,
+        *http.ACTIONS,
+        *mail.ACTIONS,
+        *ssh.ACTIONS,
+        *convection_actions.ACTIONS,
+        *software.ACTIONS,
+    )
 
 
 def installed_entry_points() -> list[importlib.metadata.EntryPoint]:
