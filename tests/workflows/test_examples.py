@@ -28,3 +28,21 @@ def test_the_state_graph_reaches_deployed_only_through_both_vms() -> None:
     assert needs["service_installed"] == {"vm1_configured", "vm2_configured"}
     assert needs["service_deployed"] == {"service_installed"}
     assert needs["vm1_created"] == needs["vm2_created"] == {"network_created"}
+
+
+def test_the_state_graph_runs_to_deployed(tmp_path: Path) -> None:
+    """``execution create deploy_service --param task_name=service_deployed``."""
+    from convection.service import Stacks
+    from convection.store.sql import SQLStore
+    from convection.workflows import create_execution, create_workflows, list_tasks, wait_execution
+
+    store = SQLStore(f"sqlite:///{tmp_path / 'wf.db'}")
+    create_workflows(store, "demo", (EXAMPLES / "murano_state_graph.yaml").read_text())
+    started = create_execution(
+        store, "demo", "deploy_service", params={"task_name": "service_deployed"}
+    )
+    done = wait_execution(Stacks(store), started["id"], timeout=30)
+    assert done["state"] == "SUCCESS", done["state_info"]
+    names = [t["name"] for t in list_tasks(store, "demo", execution_id=done["id"])]
+    assert "service_deployed" in names and len(names) == len(set(names))
+    store.close()

@@ -62,6 +62,35 @@ class StatusLog:
         return len(self._active)
 
 
+class ExecutionLog:
+    """One line whenever a workflow execution's state changes: those
+    running or paused are listed (a finished one is read by id once)."""
+
+    def __init__(self, stacks: Stacks) -> None:
+        self._store = stacks.store
+        self._seen: dict[str, str] = {}
+
+    def poll(self) -> None:
+        rows = self._store.workflows
+        listed = {
+            e.id: e for e in rows.list_executions(None, filters={"state": ["RUNNING", "PAUSED"]})
+        }
+        for execution_id in [k for k in self._seen if k not in listed]:
+            found = rows.get_execution(execution_id)
+            if found is not None:
+                listed[execution_id] = found
+        for execution_id, e in listed.items():
+            if self._seen.get(execution_id) != e.state:
+                now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+                info = (e.state_info or "").splitlines()[0] if e.state_info else ""
+                line = f"{now} [{e.project}/{e.workflow_name} {e.id}]: {e.state}  {info}"
+                stdout.print(line.rstrip(), markup=False, highlight=False)
+            if e.state in ("RUNNING", "PAUSED"):
+                self._seen[execution_id] = e.state
+            else:
+                self._seen.pop(execution_id, None)
+
+
 def _line(s: dict[str, Any]) -> None:
     now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%SZ")
     reason = s.get("stack_status_reason") or ""
@@ -76,8 +105,12 @@ async def serve(stacks: Stacks, *, until_idle: bool) -> bool:
     """Run the engine with a status log; True if stopped by a signal."""
     import asyncio
 
+    from convection.workflows import engine_for
+
     switch = StopSwitch()
     log = StatusLog(stacks)
+    executions = ExecutionLog(stacks)
+    engine_for(stacks)  # one kernel runs stacks and workflow executions
     work = stacks.engine.run(until=lambda: switch.requested, idle_exit=until_idle)
     engine = asyncio.ensure_future(work)
     switch.engine = engine
@@ -85,10 +118,12 @@ async def serve(stacks: Stacks, *, until_idle: bool) -> bool:
     try:
         while not engine.done():
             log.poll()
+            executions.poll()
             await asyncio.wait({engine}, timeout=LOG_POLL)
     finally:
         restore()
     log.poll()
+    executions.poll()
     failure = None if engine.cancelled() else engine.exception()
     if failure is not None:  # a bug in the engine: let main() report it
         raise failure

@@ -7,8 +7,7 @@ listed, each with ``file:line:column`` and its path); ``create``,
 definitions in the store (``--db``, ``--project``), through
 :mod:`convection.workflows.definitions`; ``workflow graph`` draws a file's
 or a stored workflow's transitions or ``requires``. JSON and YAML output
-carry Mistral's REST field names. Running executions comes with the
-workflow engine.
+carry Mistral's REST field names. Executions are ``cli/execution.py``'s.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 the kernel (``convection.kernel``). The language (``workflows.lang``),
 the actions (``workflows.actions``) and the stored definitions
 (``workflows.definitions``: workflows, workbooks and ad-hoc actions kept in
-``store.workflows``, with Mistral's rules and field names) are here; the
-engine is to come.
+``store.workflows``, with Mistral's rules and field names) and the engine
+(``workflows.engine``: executions on the kernel) are here.
 
 What will live here, in the layout of docs/architecture.md:
 
