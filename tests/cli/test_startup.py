@@ -88,6 +88,9 @@ def heavy(names: set[str]) -> list[str]:
         ["--help"],
         *([name, "--help"] for name in cli_main.COMMANDS),
         ["stack", "list", "--help"],
+        ["execution", "create", "--help"],
+        ["task", "list", "--help"],
+        ["action-execution", "show", "--help"],
         ["config", "show"],
     ],
     ids=" ".join,
@@ -130,7 +133,7 @@ def test_the_table_is_every_command_with_its_own_help(
 
 def test_a_mistyped_command_is_still_suggested(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli_main.run(["stak"]) != 0
-    assert "Did you mean 'stack'?" in capsys.readouterr().err
+    assert "Did you mean 'stack'" in capsys.readouterr().err  # (or 'task')
 
 
 def test_copies_match_their_originals() -> None:

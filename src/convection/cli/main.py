@@ -70,6 +70,22 @@ COMMANDS = {
         "group",
         "Actions: list and show them; create, update and delete ad-hoc actions.",
     ),
+    "execution": Lazy(
+        "convection.cli.execution:app",
+        "group",
+        "Mistral v2 workflow executions: create, list, show, pause, resume, cancel, delete; "
+        "their input and output.",
+    ),
+    "task": Lazy(
+        "convection.cli.execution:task_app",
+        "group",
+        "Task executions: list, show, rerun and skip them; their result and published variables.",
+    ),
+    "action-execution": Lazy(
+        "convection.cli.execution:action_execution_app",
+        "group",
+        "Action executions of tasks: list and show them; their output.",
+    ),
     "config": Lazy("convection.cli.config_cmd:app", "group", "Configuration."),
     "token": Lazy(
         "convection.cli.token_cmd:app",

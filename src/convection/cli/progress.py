@@ -19,6 +19,11 @@ Against a server (``--url``) the server runs the engine: the same loop
 polls the API and draws the same progress, with a
 :class:`~convection.cli.remote.watch.ServerWatch` where the engine was; it
 backs off while nothing changes, and Ctrl-C only stops the watching.
+
+The loop itself (:func:`watch`) knows neither stacks nor executions: a
+:class:`Poller` says what a poll sees and when it has all settled, a view
+draws it. Stacks' are here; workflow executions' are in
+:mod:`convection.cli.execution_wait`.
 """
 
 from __future__ import annotations
@@ -28,7 +33,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from rich.console import Console, Group, RenderableType
 from rich.table import Table
@@ -41,7 +46,7 @@ if TYPE_CHECKING:
     # this module, and most never wait.
     import asyncio
 
-    from convection.cli.context import StackReading, StackService
+    from convection.cli.context import Runner, StackReading, StackService
 
 #: Bounds of the polling interval (seconds); it grows when a poll is slow,
 #: so drawing never takes more than about a fifth of the engine's loop.
@@ -306,16 +311,56 @@ def wait_for(
     feeds = dict(feeds or {})
     for t in targets:
         feeds.setdefault(t.stack_id, EventFeed(stacks, project, t.stack_id))
-    watch = _Watch(stacks, project, tuple(targets), view, feeds)
+    poller = _StackPoller(stacks, project, tuple(targets), view, feeds)
+    frame, interrupted = watch(stacks.engine, poller, view)
+    view.close(frame)
+    return WaitResult(tuple(targets), frame.stacks, interrupted)
+
+
+F = TypeVar("F")
+F_contra = TypeVar("F_contra", contravariant=True)
+
+
+class Poller(Protocol[F]):
+    """What a wait polls: one :class:`Watch` serves stacks and workflow
+    executions alike, each with its own poller and views."""
+
+    def poll(self, elapsed: float, stopping: bool) -> F:
+        """What the store (or server) shows now; ``stopping`` once Ctrl-C
+        asked the engine here to stop."""
+        ...
+
+    def settled(self, frame: F) -> bool:
+        """Whether everything waited on has ended: the engine may stop."""
+        ...
+
+    def changed(self, frame: F) -> bool:
+        """Whether ``frame`` saw anything the previous poll had not (only
+        asked against a server, to back off while nothing moves)."""
+        ...
+
+
+class Shows(Protocol[F_contra]):
+    """The part of a view that :func:`watch` draws with."""
+
+    def show(self, frame: F_contra) -> None: ...
+
+    def abort(self) -> None: ...
+
+
+def watch(runner: Runner, poller: Poller[F], view: Shows[F]) -> tuple[F, bool]:
+    """Run ``runner`` (the engine, or a :class:`ServerWatch`) on a new event
+    loop next to ``poller``, showing each frame on ``view`` until the engine
+    stops (settled, or Ctrl-C); the last frame and whether Ctrl-C stopped it.
+    The view is aborted if the wait ends in an error; closing it is the
+    caller's (it knows the verdict)."""
     import asyncio
 
     try:
-        frame, interrupted = asyncio.run(watch.run())
+        return asyncio.run(Watch(runner, poller, view).run())
     except BaseException:
         view.abort()
         raise
-    view.close(frame)
-    return WaitResult(tuple(targets), frame.stacks, interrupted)
 
 
 @dataclass(slots=True)
@@ -332,44 +377,38 @@ class StopSwitch:
         self.requested = True
 
 
-class _Watch:
-    def __init__(
-        self,
-        stacks: StackService,
-        project: str,
-        targets: tuple[Target, ...],
-        view: View,
-        feeds: dict[str, EventFeed],
-    ) -> None:
-        self.stacks = stacks
-        self.project = project
-        self.targets = targets
+class Watch(Generic[F]):
+    """The loop of a wait: the engine coroutine, and a poll every
+    :func:`interval` that decides when the engine may stop."""
+
+    def __init__(self, runner: Runner, poller: Poller[F], view: Shows[F]) -> None:
+        self.runner = runner
+        self.poller = poller
         self.view = view
-        self.feeds = feeds
         self.stop = StopSwitch()
         self.settled = False
         self.started = time.monotonic()
         #: A server does the work: nothing here to stop, polls to spare.
-        self.remote = isinstance(stacks.engine, ServerWatch)
+        self.remote = isinstance(runner, ServerWatch)
         self.quiet_polls = 0
-        self.seen: tuple[Any, ...] = ()
 
     def until(self) -> bool:
         """The engine's stop condition: read from the last poll, so the
         engine's loop never waits on an extra query."""
         return self.stop.requested or self.settled
 
-    async def run(self) -> tuple[Frame, bool]:
+    async def run(self) -> tuple[F, bool]:
         import asyncio
 
-        engine = asyncio.ensure_future(self.stacks.engine.run(until=self.until))
+        engine = asyncio.ensure_future(self.runner.run(until=self.until))
         self.stop.engine = engine
         restore = on_signals((signal.SIGINT,), self.stop.press)
         try:
             while True:
                 began = time.monotonic()
-                frame = self.poll()
-                self.settled = not any(in_progress(s) for s in frame.stacks)
+                stopping = self.stop.requested and not self.remote
+                frame = self.poller.poll(time.monotonic() - self.started, stopping)
+                self.settled = self.poller.settled(frame)
                 self.view.show(frame)
                 if engine.done():
                     break
@@ -382,12 +421,39 @@ class _Watch:
             raise failure
         return frame, self.stop.requested
 
-    def interval(self, spent: float, frame: Frame) -> float:
+    def interval(self, spent: float, frame: F) -> float:
         """Seconds to the next poll: a few times what the last one took;
         against a server, longer after each poll that saw nothing new."""
         base = min(MAX_POLL, max(MIN_POLL, 4 * spent))
         if not self.remote:
             return base
+        self.quiet_polls = 0 if self.poller.changed(frame) else self.quiet_polls + 1
+        return backoff(base, self.quiet_polls, MAX_POLL)
+
+
+class _StackPoller:
+    """The stacks a ``stack ... --wait`` waits on: their status, and what
+    the view needs (resources and hooks, or new events)."""
+
+    def __init__(
+        self,
+        stacks: StackReading,
+        project: str,
+        targets: tuple[Target, ...],
+        view: View,
+        feeds: dict[str, EventFeed],
+    ) -> None:
+        self.stacks = stacks
+        self.project = project
+        self.targets = targets
+        self.view = view
+        self.feeds = feeds
+        self.seen: tuple[Any, ...] = ()
+
+    def settled(self, frame: Frame) -> bool:
+        return not any(in_progress(s) for s in frame.stacks)
+
+    def changed(self, frame: Frame) -> bool:
         seen = (
             tuple(s["stack_status"] for s in frame.stacks),
             tuple(r["resource_status"] for rows in frame.resources.values() for r in rows),
@@ -395,14 +461,13 @@ class _Watch:
         )
         changed = bool(frame.events) or seen != self.seen
         self.seen = seen
-        self.quiet_polls = 0 if changed else self.quiet_polls + 1
-        return backoff(base, self.quiet_polls, MAX_POLL)
+        return changed
 
-    def poll(self) -> Frame:
+    def poll(self, elapsed: float, stopping: bool) -> Frame:
         frame = Frame(
-            elapsed=time.monotonic() - self.started,
+            elapsed=elapsed,
             stacks=[self.stacks.show(self.project, t.stack_id) for t in self.targets],
-            stopping=self.stop.requested and not self.remote,
+            stopping=stopping,
         )
         if self.view.needs_resources:
             for t in self.targets:

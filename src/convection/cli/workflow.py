@@ -166,7 +166,7 @@ def _uploaded(
     return 0
 
 
-def _many(names: Sequence[str], act: Callable[[str], None], what: str) -> int:
+def each_name(names: Sequence[str], act: Callable[[str], None], what: str) -> int:
     """python-mistralclient's ``do_action_on_many``: each name in turn,
     its error printed, then one line if any failed."""
     failed = 0
@@ -223,13 +223,13 @@ def _filter_options(pairs: Sequence[str] | None) -> dict[str, Any]:
     return dict(out)
 
 
-def _sort(keys: str, direction: str) -> tuple[list[str], Any]:
+def sort_options(keys: str, direction: str) -> tuple[list[str], Any]:
     if direction not in ("asc", "desc"):
         raise InvalidInput.single("Unknown sort direction, must be 'desc' or 'asc'.")
     return [k.strip() for k in keys.split(",") if k.strip()], direction
 
 
-def _listing(call: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def listed_rows(call: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]]:
     try:
         return call()
     except ValueError as exc:  # an unknown sort or filter key
@@ -386,8 +386,8 @@ def _list(kind: _Kind) -> Callable[..., int]:
     ) -> int:
         lister = kind.operations().list
         inv = _local(ctx)
-        keys, direction = _sort(sort_keys, sort_dirs)
-        items = _listing(
+        keys, direction = sort_options(sort_keys, sort_dirs)
+        items = listed_rows(
             lambda: lister(
                 inv.store,
                 inv.project,
@@ -434,7 +434,7 @@ def _delete(kind: _Kind) -> Callable[..., int]:
     def delete(ctx: typer.Context, target: list[str], namespace: NamespaceOpt = "") -> int:
         remove = kind.operations().delete
         inv = _local(ctx)
-        return _many(target, lambda n: remove(inv.store, inv.project, n, namespace), kind.noun)
+        return each_name(target, lambda n: remove(inv.store, inv.project, n, namespace), kind.noun)
 
     argument = Annotated[list[str], typer.Argument(help=kind.many_help)]
     return _named(delete, f"{kind.noun}s", argument)
