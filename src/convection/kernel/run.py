@@ -85,6 +85,12 @@ class Run:
         """This run's own bound on jobs at once (None: the engine's)."""
         return None
 
+    def dormant(self) -> bool:
+        """Whether the run waits on something only an outside act ends (a
+        paused workflow): an ``--until-idle`` engine may then stop, leaving
+        it to the next engine, as it would leave a traversal nobody started."""
+        return False
+
     def failure_of(self, node: NodeRecord) -> tuple[str, str]:
         """(what failed, reason) for a node stored as failed."""
         return self.traversal.action, f"{node.key} failed"

@@ -124,11 +124,17 @@ class Kernel(Generic[R, S]):
             self._finish_ready()
             if until is not None and until():
                 break
-            if idle_exit and not self.runs and not self.executor.running:
+            if idle_exit and self._idle():
                 self.scan(force=True)  # a last look: work may have just started
-                if not self.runs and not self._foreign:
+                if self._idle() and not self._foreign:
                     break
             await self._sleep()
+
+    def _idle(self) -> bool:
+        """Nothing runs, and every run held is dormant (or none is held)."""
+        if self.executor.running:
+            return False
+        return all(run.dormant() for run in self.runs.values())
 
     async def _sleep(self) -> None:
         assert self._wake is not None

@@ -143,9 +143,11 @@ def test_a_workflow_fails_late_with_mistrals_message(sqlite_runner: Runner) -> N
     tasks = sqlite_runner.tasks(done["id"])
     assert tasks["slow"]["state"] == "SUCCESS"  # the parallel branch finished first
     bad = tasks["bad"]
+    (run,) = list_action_executions(sqlite_runner.store, PROJECT, task_execution_id=bad["id"])
     assert done["state_info"] == (
         "Failure caused by error in tasks: bad\n\n"
         f"  bad [task_ex_id={bad['id']}] -> {bad['state_info']}\n"
+        f"    [action_ex_id={run['id']}, idx=0]: {run['output']['result']}\n"
     )
     assert done["output"] == {"result": done["state_info"]}
 
@@ -669,3 +671,47 @@ def test_a_forced_end_writes_the_output_so_far(sqlite_runner: Runner) -> None:
     assert (ended["state"], ended["output"]) == ("ERROR", {"result": "stopped"})
     with pytest.raises(Conflict, match="from ERROR to SUCCESS"):
         update_execution(r.store, PROJECT, other, state="SUCCESS")
+
+
+OUTPUTS = """
+version: '2.0'
+bad_output:
+  tasks:
+    t:
+      action: std.noop
+  output:
+    x: <% $.missing.deeper %>
+big_input:
+  input: [blob]
+  tasks:
+    t:
+      action: std.noop
+  output:
+    size: <% len($.blob) %>
+"""
+
+
+def test_an_output_that_cannot_be_evaluated_fails_the_workflow(sqlite_runner: Runner) -> None:
+    sqlite_runner.upload(OUTPUTS)
+    done = sqlite_runner.wait(sqlite_runner.start("bad_output"))
+    assert done["state"] == "ERROR"
+    assert done["state_info"].startswith(
+        f"Failed to check and complete [wf_ex_id={done['id']}, wf_name=bad_output]: "
+        "Can not evaluate YAQL expression"
+    )
+    # A workflow's data may be large: the expression budget allows any value.
+    big = sqlite_runner.wait(sqlite_runner.start("big_input", input={"blob": "x" * 200_000}))
+    assert (big["state"], big["output"]) == ("SUCCESS", {"size": 200_000})
+
+
+def test_an_engine_until_idle_stops_beside_a_paused_execution(sqlite_runner: Runner) -> None:
+    """A paused execution waits for a resume, not for an engine: ``engine
+    --until-idle`` returns, and the next engine goes on after the resume."""
+    r = sqlite_runner
+    r.upload(APPROVAL)
+    eid = r.start("approval")
+    r.stacks.run_engine(timeout=20)  # until idle: returns although paused
+    assert r.show(eid)["state"] == "PAUSED"
+    update_execution(r.store, PROJECT, eid, state="RUNNING")
+    r.stacks.run_engine(until=lambda: "deploy" in r.tasks(eid), timeout=20)
+    assert r.tasks(eid)["approve"]["state"] == "SUCCESS"

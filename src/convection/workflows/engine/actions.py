@@ -27,6 +27,7 @@ from convection.workflows.actions import (
     arguments,
     validate_input,
 )
+from convection.workflows.engine.data import EXPRESSION_LIMITS
 from convection.workflows.lang import (
     REQUIRED,
     ActionSpec,
@@ -116,7 +117,9 @@ def base_input(
         own = {k: v for k, v in layer.input.items() if v is not REQUIRED}
         own.update(params)
         try:
-            params = evaluate(dict(layer.base_input), ChainMap(own, dict(context)))
+            params = evaluate(
+                dict(layer.base_input), ChainMap(own, dict(context)), limits=EXPRESSION_LIMITS
+            )
         except EvaluationError as exc:
             raise ActionError(exc.message) from exc
     return dict(params)
@@ -140,7 +143,8 @@ def shaped(resolved: Resolved, outcome: Outcome) -> Outcome:
         if layer.output is None:
             continue
         try:
-            data = evaluate(layer.output, data if isinstance(data, Mapping) else {"_": data})
+            over = data if isinstance(data, Mapping) else {"_": data}
+            data = evaluate(layer.output, over, limits=EXPRESSION_LIMITS)
         except EvaluationError as exc:
             return Failure(exc.message)
     return Success(data)

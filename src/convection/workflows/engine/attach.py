@@ -54,20 +54,23 @@ def wait_execution(
     ``until_idle``, until nothing is left to run); the execution's body."""
     engine_for(stacks)
     store = stacks.store
-    record = store.workflows.get_execution(execution_id)
-    if record is None:
+    found = store.workflows.get_execution(execution_id)
+    if found is None:
         from convection.common import NotFound
 
         raise NotFound("workflow execution", execution_id)
+    # Only these are kept while waiting: the row's input may be 10 MB.
+    project, traversal_id = found.project, found.traversal_id or ""
+    del found
 
     kernel = stacks.engine.kernel
 
     def ended() -> bool:
-        run = kernel.runs.get(record.traversal_id or "")
+        run = kernel.runs.get(traversal_id)
         if run is not None and run.tally.remaining > 0 and not run.tally.parked:
             return False  # running here, nothing parked: no need to ask the store
         now = store.workflows.execution_state(execution_id)
         return now is None or now[0] in states.TERMINAL or now[0] == states.PAUSED
 
     stacks.run_engine(until=None if until_idle else ended, timeout=timeout)
-    return get_execution(store, record.project, execution_id)
+    return get_execution(store, project, execution_id)

@@ -18,16 +18,14 @@ from typing import Any
 from convection.common import InvalidInput
 from convection.store import ExecutionRecord
 from convection.workflows.engine import states
-from convection.workflows.engine.data import Host, expression_context
-from convection.workflows.engine.dispatch import Structural, with_items_names
+from convection.workflows.engine.data import Host, Structural, evaluated, expression_context
+from convection.workflows.engine.dispatch import with_items_names
 from convection.workflows.engine.launch import checked_input, initial_context, launch
 from convection.workflows.engine.run import TaskMemory
 from convection.workflows.engine.services import Services
 from convection.workflows.engine.step import Step
 from convection.workflows.lang import (
-    EvaluationError,
     TaskSpec,
-    evaluate,
     lookup_order,
     parse_workflows,
 )
@@ -149,22 +147,15 @@ def _name(run: Any, memory: TaskMemory, spec: TaskSpec) -> str:
     raw = spec.workflow or ""
     if "<%" not in raw and "{{" not in raw:
         return raw
-    try:
-        return str(
-            evaluate(raw, expression_context(run, memory), Host(run, memory, with_items_names(run)))
-        )
-    except EvaluationError as exc:
-        raise Structural(exc.message) from exc
+    host = Host(run, memory, with_items_names(run))
+    return str(evaluated(raw, expression_context(run, memory), host))
 
 
 def _input(
     run: Any, memory: TaskMemory, spec: TaskSpec, variables: dict[str, Any]
 ) -> dict[str, Any]:
     host = Host(run, memory, with_items_names(run))
-    try:
-        value = evaluate(spec.input, expression_context(run, memory, items=variables), host)
-    except EvaluationError as exc:
-        raise Structural(exc.message) from exc
+    value = evaluated(spec.input, expression_context(run, memory, items=variables), host)
     if not isinstance(value, dict):
         raise Structural(f"Task {spec.name}: input must evaluate to a mapping")
     return value

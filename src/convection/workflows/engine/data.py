@@ -12,12 +12,39 @@ value published once is one object however many tasks read it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import ChainMap
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
+from convection.common import DEFAULT_LIMITS
 from convection.workflows.engine.run import ExecutionRun, TaskMemory
+from convection.workflows.lang import EvaluationError, evaluate
+
+#: The budgets of a workflow's expressions: HOT's, but with yaql's memory
+#: quota raised to the size any one value may have. A workflow's data is
+#: the point of it (a file's content, an API's answer), where a template's
+#: yaql only shapes parameters; Mistral sets no quota at all.
+EXPRESSION_LIMITS: Final = dataclasses.replace(
+    DEFAULT_LIMITS,
+    yaql_memory_quota=max(DEFAULT_LIMITS.yaql_memory_quota, DEFAULT_LIMITS.max_value_size),
+)
+
+
+class Structural(Exception):
+    """An error in the workflow's own expressions: force-fails the task
+    and the workflow (Mistral's ``force_fail_task``)."""
+
+
+def evaluated(value: Any, context: Any, host: Any = None) -> Any:
+    """``value`` evaluated under the workflow budgets; an expression error
+    is :class:`Structural`, with Mistral's message."""
+    try:
+        return evaluate(value, context, host, limits=EXPRESSION_LIMITS)
+    except EvaluationError as exc:
+        raise Structural(exc.message) from exc
+
 
 #: Keys of an execution's stored ``context``.
 VARS = "vars"

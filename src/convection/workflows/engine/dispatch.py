@@ -28,10 +28,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from convection.workflows.engine import states
-from convection.workflows.engine.data import Host, expression_context
+from convection.workflows.engine.data import Host, evaluated, expression_context
 from convection.workflows.engine.run import ExecutionRun, TaskMemory
 from convection.workflows.engine.step import PARKED_JOIN, PARKED_PAUSE, Step
-from convection.workflows.lang import EvaluationError, Transition, evaluate
+from convection.workflows.lang import Transition
 
 #: Key in a task's ``runtime_context``: the (task, event) pairs it started.
 NEXT_TASKS = "next_tasks"
@@ -40,11 +40,6 @@ NEXT_TASKS = "next_tasks"
 ENDED = "ended"
 #: Key in a parked dispatch's ``runtime_context``: the entries left for the resume.
 BACKLOG = "backlog"
-
-
-class Structural(Exception):
-    """An error in the workflow's own expressions: force-fails the task
-    and the workflow (Mistral's ``force_fail_task``)."""
 
 
 def with_items_names(run: ExecutionRun) -> frozenset[str]:
@@ -65,10 +60,7 @@ def truthy(run: ExecutionRun, memory: TaskMemory, condition: str | None) -> bool
     if condition is None or condition == "":
         return True
     host = Host(run, memory, with_items_names(run))
-    try:
-        return bool(evaluate(condition, expression_context(run, memory, after=True), host))
-    except EvaluationError as exc:
-        raise Structural(exc.message) from exc
+    return bool(evaluated(condition, expression_context(run, memory, after=True), host))
 
 
 def entries(run: ExecutionRun, memory: TaskMemory) -> tuple[list[tuple[Transition, str]], bool]:
@@ -131,10 +123,7 @@ def _message(run: ExecutionRun, memory: TaskMemory, params: dict[str, Any]) -> s
     if msg is None:
         return None
     host = Host(run, memory, with_items_names(run))
-    try:
-        value = evaluate(msg, expression_context(run, memory, after=True), host)
-    except EvaluationError as exc:
-        raise Structural(exc.message) from exc
+    value = evaluated(msg, expression_context(run, memory, after=True), host)
     return None if value is None else str(value)
 
 

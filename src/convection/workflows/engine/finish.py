@@ -22,11 +22,14 @@ from typing import Any
 
 from convection.store import AddTimer, Change, Store, UpdateExecution, UpdateTraversal
 from convection.workflows.engine import states
-from convection.workflows.engine.data import final_context
+from convection.workflows.engine.data import EXPRESSION_LIMITS, final_context
 from convection.workflows.engine.dispatch import NEXT_TASKS
+from convection.workflows.engine.items import action_id, generation
 from convection.workflows.engine.run import ExecutionRun, TaskMemory
 from convection.workflows.engine.step import WAKE
 from convection.workflows.lang import EvaluationError, evaluate
+
+JSONDict = dict[str, Any]
 
 
 def ending(run: ExecutionRun) -> tuple[str, str | None]:
@@ -47,12 +50,22 @@ def _handled(run: ExecutionRun, task: TaskMemory) -> bool:
 
 
 def failure_message(failed: Sequence[TaskMemory]) -> str:
-    """Mistral's ``_build_fail_info_message``."""
+    """Mistral's ``_build_fail_info_message``: each failed task, then its
+    failed action runs (or sub-workflows) with their index and error."""
     ordered = sorted(failed, key=lambda t: t.name)
-    lines = [f"Failure caused by error in tasks: {', '.join(t.name for t in ordered)}", ""]
+    text = f"Failure caused by error in tasks: {', '.join(t.name for t in ordered)}\n"
     for task in ordered:
-        lines.append(f"  {task.name} [task_ex_id={task.id}] -> {task.record.state_info}")
-    return "\n".join(lines) + "\n"
+        text += f"\n  {task.name} [task_ex_id={task.id}] -> {task.record.state_info}\n"
+        rc = task.record.runtime_context
+        children = rc.get("children", {})
+        for index in sorted(task.errors):
+            error = task.errors[index]
+            if str(index) in children:
+                text += f"    [wf_ex_id={children[str(index)]}, idx={index}]: {error}\n"
+            else:
+                aid = action_id(task.id, int(rc.get("retry_no", 0)), index, generation(rc))
+                text += f"    [action_ex_id={aid}, idx={index}]: {error}\n"
+    return text
 
 
 def ends_of(run: ExecutionRun) -> list[TaskMemory]:
@@ -63,19 +76,37 @@ def ends_of(run: ExecutionRun) -> list[TaskMemory]:
     ]  # fmt: skip
 
 
-def output(run: ExecutionRun, state: str, info: str | None) -> dict[str, Any]:
+def output(run: ExecutionRun, state: str, info: str | None) -> tuple[str, str | None, JSONDict]:
+    """The end's (state, state_info, output), as Mistral's ``_succeed_workflow``
+    and ``_fail_workflow`` write them: an ``output`` that cannot be evaluated
+    fails the workflow (Mistral's "Failed to check and complete"), an
+    ``output-on-error`` that cannot be evaluated says so in the message."""
     ctx = final_context(run, ends_of(run))
     spec = run.spec
-    try:
-        if state == states.SUCCESS:
-            if not spec.output:  # Mistral: the whole final context
-                merged = {**ctx.maps[2], **ctx.maps[0]}
-                return {k: v for k, v in merged.items() if not k.startswith("__")}
-            return dict(evaluate(dict(spec.output), ctx))
-        extra = dict(evaluate(dict(spec.output_on_error), ctx)) if spec.output_on_error else {}
-        return {"result": info, **extra}
-    except EvaluationError as exc:
-        return {"result": exc.message}
+    if state == states.SUCCESS:
+        if not spec.output:  # Mistral: the whole final context
+            merged = {**ctx.maps[2], **ctx.maps[0]}
+            return state, info, {k: v for k, v in merged.items() if not k.startswith("__")}
+        try:
+            return state, info, dict(evaluate(dict(spec.output), ctx, limits=EXPRESSION_LIMITS))
+        except EvaluationError as exc:
+            execution = run.execution
+            info = (
+                f"Failed to check and complete [wf_ex_id={execution.id}, "
+                f"wf_name={execution.workflow_name}]: {exc.message}"
+            )
+            state = states.ERROR
+    extra: JSONDict = {}
+    if spec.output_on_error:
+        try:
+            extra = dict(evaluate(dict(spec.output_on_error), ctx, limits=EXPRESSION_LIMITS))
+        except EvaluationError as exc:
+            info = (
+                "Failed to evaluate expression in output-on-error! "
+                f"(output-on-error: '{dict(spec.output_on_error)}', exception: "
+                f"'{exc.message}' Cause: '{info}'"
+            )
+    return state, info, {"result": info, **extra}
 
 
 def finish(store: Store, run: ExecutionRun, now: datetime) -> bool:
@@ -86,7 +117,7 @@ def finish(store: Store, run: ExecutionRun, now: datetime) -> bool:
         state, info = execution.state, execution.state_info  # cancelled or forced meanwhile
         out = execution.output
     else:
-        out = output(run, state, info)
+        state, info, out = output(run, state, info)
     changes: list[Change] = [
         UpdateExecution(execution.id, {"state": state, "state_info": info, "output": out}),
         UpdateTraversal(

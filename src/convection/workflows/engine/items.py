@@ -33,12 +33,12 @@ from convection.store import (
 )
 from convection.workflows.actions import Failure, Pending, RunContext, Sleep, Success
 from convection.workflows.engine import actions as act
-from convection.workflows.engine.data import Host, expression_context
-from convection.workflows.engine.dispatch import Structural, with_items_names
+from convection.workflows.engine.data import Host, Structural, evaluated, expression_context
+from convection.workflows.engine.dispatch import with_items_names
 from convection.workflows.engine.run import ExecutionRun, TaskMemory
 from convection.workflows.engine.services import Services
 from convection.workflows.engine.step import Step
-from convection.workflows.lang import EvaluationError, TaskSpec, evaluate
+from convection.workflows.lang import TaskSpec
 
 _IDS = uuid.UUID("6b1f5a52-3c8e-4f0e-9d55-5d1c0a9e4b7a")
 
@@ -88,10 +88,7 @@ def item_vars(run: ExecutionRun, memory: TaskMemory, spec: TaskSpec) -> list[dic
         ctx = expression_context(run, memory)
         columns: list[tuple[str, list[Any]]] = []
         for item in spec.with_items:
-            try:
-                values = evaluate(item.collection, ctx, host)
-            except EvaluationError as exc:
-                raise Structural(exc.message) from exc
+            values = evaluated(item.collection, ctx, host)
             if not isinstance(values, list | tuple):
                 raise Structural(
                     f"Wrong input format for: {item.var}. List type is expected for "
@@ -119,10 +116,7 @@ def item_input(
     Mistral)."""
     host = Host(run, memory, with_items_names(run))
     ctx = expression_context(run, memory, items=variables)
-    try:
-        value = evaluate(spec.input, ctx, host)
-    except EvaluationError as exc:
-        raise Structural(exc.message) from exc
+    value = evaluated(spec.input, ctx, host)
     if not isinstance(value, Mapping):
         raise Structural(f"Task {spec.name}: input must evaluate to a mapping")
     defaults = run.execution.params.get("env", {})

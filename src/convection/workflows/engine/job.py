@@ -30,11 +30,10 @@ from convection.store import NodeRecord, TaskExecutionRecord, UpdateActionExecut
 from convection.workflows.engine import actions as act
 from convection.workflows.engine import policies, states
 from convection.workflows.engine.child import run_children
-from convection.workflows.engine.data import Host, expression_context
+from convection.workflows.engine.data import Host, Structural, evaluated, expression_context
 from convection.workflows.engine.dispatch import (
     BACKLOG,
     ENDED,
-    Structural,
     dispatch,
     with_items_names,
 )
@@ -50,7 +49,7 @@ from convection.workflows.engine.step import (
     WAKE,
     Step,
 )
-from convection.workflows.lang import EvaluationError, TaskSpec, evaluate
+from convection.workflows.lang import TaskSpec
 
 
 def utcnow() -> datetime:
@@ -242,10 +241,7 @@ def _action_name(run: ExecutionRun, memory: TaskMemory, spec: TaskSpec) -> str:
     if "<%" not in raw and "{{" not in raw:
         return raw
     host = Host(run, memory, with_items_names(run))
-    try:
-        return str(evaluate(raw, expression_context(run, memory), host))
-    except EvaluationError as exc:
-        raise Structural(exc.message) from exc
+    return str(evaluated(raw, expression_context(run, memory), host))
 
 
 def _timer(step: Step, node: NodeRecord, due: datetime) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from convection.common import Diagnostic, InvalidInput
 from convection.store import ExecutionRecord, NodeRecord, Store, TraversalRecord
-from convection.workflows.engine.data import GLOBAL, VARS
+from convection.workflows.engine.data import EXPRESSION_LIMITS, GLOBAL, VARS
 from convection.workflows.lang import (
     REQUIRED,
     EvaluationError,
@@ -58,7 +58,7 @@ def initial_context(spec: WorkflowSpec, execution: ExecutionRecord) -> dict[str,
     env = execution.params.get("env", {})
     ctx = {**execution.input, "__env": env, "__execution": {"id": execution.id}}
     try:
-        evaluated = evaluate(dict(spec.vars), ctx)
+        evaluated = evaluate(dict(spec.vars), ctx, limits=EXPRESSION_LIMITS)
     except EvaluationError as exc:
         raise InvalidInput([Diagnostic(exc.message, ("vars",))]) from exc
     return {VARS: evaluated, GLOBAL: {}}

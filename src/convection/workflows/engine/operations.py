@@ -409,7 +409,7 @@ def _output_so_far(
     run = reader.take_up(traversal)
     if run is None:
         return {"result": info} if state == states.ERROR else {}
-    return output(run, state, info)
+    return output(run, state, info)[2]
 
 
 def _wakes(store: Store, execution: ExecutionRecord, now: datetime) -> list[Change]:

@@ -7,10 +7,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from convection.workflows.engine.data import Host, expression_context
-from convection.workflows.engine.dispatch import Structural, with_items_names
+from convection.workflows.engine.data import Host, Structural, evaluated, expression_context
+from convection.workflows.engine.dispatch import with_items_names
 from convection.workflows.engine.run import ExecutionRun, TaskMemory
-from convection.workflows.lang import EvaluationError, evaluate
 
 _CLASS = {
     "wait-before": "WaitBeforePolicy",
@@ -30,10 +29,7 @@ def value(
     if not isinstance(raw, str):
         return raw
     host = Host(run, memory, with_items_names(run))
-    try:
-        return evaluate(raw, expression_context(run, memory, after=after), host)
-    except EvaluationError as exc:
-        raise Structural(exc.message) from exc
+    return evaluated(raw, expression_context(run, memory, after=after), host)
 
 
 def number(run: ExecutionRun, memory: TaskMemory, raw: Any, name: str) -> float:

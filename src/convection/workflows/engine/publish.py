@@ -13,11 +13,10 @@ from typing import Any, cast
 
 from convection.store import UpdateActionExecution
 from convection.workflows.engine import states
-from convection.workflows.engine.data import GLOBAL, Host, expression_context
-from convection.workflows.engine.dispatch import Structural, with_items_names
+from convection.workflows.engine.data import GLOBAL, Host, evaluated, expression_context
+from convection.workflows.engine.dispatch import with_items_names
 from convection.workflows.engine.run import TaskMemory
 from convection.workflows.engine.step import Step
-from convection.workflows.lang import EvaluationError, evaluate
 
 PUBLISHED = "published"
 
@@ -62,11 +61,8 @@ def _publish(step: Step, memory: TaskMemory) -> None:
         return
     host = Host(run, memory, with_items_names(run))
     ctx = expression_context(run, memory)
-    try:
-        branch = evaluate(dict(found.branch), ctx, host) if found.branch else {}
-        glob = evaluate(dict(found.global_), ctx, host) if found.global_ else {}
-    except EvaluationError as exc:
-        raise Structural(exc.message) from exc
+    branch = evaluated(dict(found.branch), ctx, host) if found.branch else {}
+    glob = evaluated(dict(found.global_), ctx, host) if found.global_ else {}
     step.task(memory, published=branch, runtime_context=rc)
     memory.outbound = None
     if glob:

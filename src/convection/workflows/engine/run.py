@@ -123,6 +123,10 @@ class ExecutionRun(Run):
         return iter(self.tasks.values())
 
     # -- the kernel's questions -----------------------------------------------------------
+    def dormant(self) -> bool:
+        """Paused with nothing running: only a resume goes on."""
+        return self.execution.state == "PAUSED" and self.tally.inflight == 0
+
     def failure_of(self, node: Any) -> tuple[str, str]:
         memory = self.tasks.get(str(node.payload.get("task", "")))
         info = memory.record.state_info if memory is not None else None
