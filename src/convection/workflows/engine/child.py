@@ -19,7 +19,7 @@ from convection.common import InvalidInput
 from convection.store import ExecutionRecord
 from convection.workflows.engine import states
 from convection.workflows.engine.data import Host, Structural, evaluated, expression_context
-from convection.workflows.engine.dispatch import with_items_names
+from convection.workflows.engine.dispatch import evaluated_name, with_items_names
 from convection.workflows.engine.launch import checked_input, initial_context, launch
 from convection.workflows.engine.run import TaskMemory
 from convection.workflows.engine.services import Services
@@ -92,7 +92,7 @@ def start_child(
     new_id = child_id(memory, index)
     if svc.store.workflows.get_execution(new_id) is not None:
         return new_id  # started before a crash
-    name = _name(run, memory, spec)
+    name = evaluated_name(run, memory, spec.workflow or "")
     record = None
     for candidate in lookup_order(name, run.spec.workbook):
         record = svc.store.workflows.get_workflow(
@@ -141,14 +141,6 @@ def _with_context(execution: ExecutionRecord, spec: Any) -> ExecutionRecord:
         return replace(execution, context=initial_context(spec, execution))
     except InvalidInput as exc:
         raise Structural(str(exc)) from exc
-
-
-def _name(run: Any, memory: TaskMemory, spec: TaskSpec) -> str:
-    raw = spec.workflow or ""
-    if "<%" not in raw and "{{" not in raw:
-        return raw
-    host = Host(run, memory, with_items_names(run))
-    return str(evaluated(raw, expression_context(run, memory), host))
 
 
 def _input(

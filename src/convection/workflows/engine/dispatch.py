@@ -56,6 +56,14 @@ def with_items_names(run: ExecutionRun) -> frozenset[str]:
 _WITH_ITEMS: dict[int, tuple[Any, frozenset[str]]] = {}
 
 
+def evaluated_name(run: ExecutionRun, memory: TaskMemory, raw: str) -> str:
+    """An ``action`` or ``workflow`` name, which may be an expression."""
+    if "<%" not in raw and "{{" not in raw:
+        return raw
+    host = Host(run, memory, with_items_names(run))
+    return str(evaluated(raw, expression_context(run, memory), host))
+
+
 def truthy(run: ExecutionRun, memory: TaskMemory, condition: str | None) -> bool:
     if condition is None or condition == "":
         return True

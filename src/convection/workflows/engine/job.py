@@ -30,12 +30,12 @@ from convection.store import NodeRecord, TaskExecutionRecord, UpdateActionExecut
 from convection.workflows.engine import actions as act
 from convection.workflows.engine import policies, states
 from convection.workflows.engine.child import run_children
-from convection.workflows.engine.data import Host, Structural, evaluated, expression_context
+from convection.workflows.engine.data import Structural
 from convection.workflows.engine.dispatch import (
     BACKLOG,
     ENDED,
     dispatch,
-    with_items_names,
+    evaluated_name,
 )
 from convection.workflows.engine.finish import failure_message
 from convection.workflows.engine.items import ItemRunner, action_id, generation
@@ -211,7 +211,7 @@ async def _action(
     rc: dict[str, Any], deadline: datetime | None,
 ) -> Outcome:  # fmt: skip
     run = step.run
-    name = _action_name(run, memory, spec)
+    name = evaluated_name(run, memory, spec.action or "std.noop")
     try:
         resolved = run.actions.get(name)
         if resolved is None:
@@ -234,14 +234,6 @@ async def _action(
     if deadline is not None:
         _timer(step, node, deadline)
     return park(step, memory, node, PARKED_ASYNC)
-
-
-def _action_name(run: ExecutionRun, memory: TaskMemory, spec: TaskSpec) -> str:
-    raw = spec.action or "std.noop"
-    if "<%" not in raw and "{{" not in raw:
-        return raw
-    host = Host(run, memory, with_items_names(run))
-    return str(evaluated(raw, expression_context(run, memory), host))
 
 
 def _timer(step: Step, node: NodeRecord, due: datetime) -> None:
