@@ -22,6 +22,7 @@ from convection.api.routers import (
     stack_data,
     stacks,
     templates,
+    v2,
 )
 from convection.api.settings import ApiSettings
 from convection.service import Stacks
@@ -36,6 +37,7 @@ ROUTERS = (
     resources.router,
     events.router,
     templates.router,
+    *v2.ROUTERS,  # Mistral's /v2 (GET / lists both versions: service_info)
     service_info.router,
 )
 

@@ -3,10 +3,11 @@
 The engine is an asyncio loop whose store calls block, so it runs in a
 thread of its own with its own event loop, not on the server's loop
 where it would stall requests. Requests start operations in the store;
-the engine takes them up within its scan interval (and at start it takes
-up every operation a previous process left in progress). Stopping asks
-the engine to stop starting work and waits for running jobs to record
-their outcome, so whatever is left is resumable by the next engine.
+the engine (stacks and workflow executions alike) takes them up within
+its scan interval (and at start it takes up every operation a previous
+process left in progress). Stopping asks the engine to stop starting
+work and waits for running jobs to record their outcome, so whatever is
+left is resumable by the next engine.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import logging
 import threading
 
 from convection.service import Stacks
+from convection.workflows import engine_for
 
 log = logging.getLogger("convection.convergence")
 
@@ -32,7 +34,9 @@ class EngineThread:
         return self._thread is not None and self._thread.is_alive()
 
     def start(self) -> None:
-        engine = self._stacks.engine  # built here, not lazily on the other thread
+        # Built here, not lazily on the other thread; workflows attached
+        # first, so the one engine runs executions as well as stacks.
+        engine = engine_for(self._stacks)
         log.info("engine %s starting", engine.config.owner)
         self._thread = threading.Thread(target=self._run, name="convection-engine", daemon=True)
         self._thread.start()

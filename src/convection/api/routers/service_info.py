@@ -27,11 +27,20 @@ def build_info(principal: Reader) -> dict[str, Any]:
     return {"api": {"revision": revision}, "engine": {"revision": revision}}
 
 
-@router.get("/", summary="API versions", status_code=300)
+@router.get("/", summary="API versions (Heat's v1, Mistral's v2)", status_code=300)
 def versions(request: Request) -> JSONResponse:
-    href = str(request.base_url).rstrip("/") + "/v1/"
+    """Both APIs' versions, so heatclient and mistralclient each find their
+    own; 300 and v1 first, as heatclient's discovery expects of Heat."""
+    base = str(request.base_url).rstrip("/")
     body = {
-        "versions": [{"id": "v1.0", "status": "CURRENT", "links": [{"rel": "self", "href": href}]}]
+        "versions": [
+            {"id": "v1.0", "status": "CURRENT", "links": [{"rel": "self", "href": base + "/v1/"}]},
+            {
+                "id": "v2.0",
+                "status": "CURRENT",
+                "links": [{"href": base + "/v2", "target": "v2", "rel": "self"}],
+            },
+        ]
     }
     return JSONResponse(body, status_code=300)
 
