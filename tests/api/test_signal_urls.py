@@ -278,3 +278,50 @@ def test_the_examples_signal_script_runs_curl_cli(member: Project) -> None:
     assert done.returncode == 0 and " 200" in done.stdout.splitlines()[0], done
     assert member.settle(stack)["stack_status"] == "CREATE_COMPLETE"
     assert json.loads(member.output(stack, "reports")) == {"web-1": "10.0.0.11"}
+
+
+MISTRAL_TEMPLATE = {
+    "heat_template_version": "2018-08-31",
+    "resources": {
+        "greeter": {
+            "type": "OS::Mistral::Workflow",
+            "properties": {
+                "type": "direct",
+                "input": {"who": "world"},
+                "output": {"said": "<% $.said %>"},
+                "tasks": [
+                    {
+                        "name": "say",
+                        "action": 'std.echo output=<% "hello " + $.who %>',
+                        "publish": {"said": "<% task().result %>"},
+                    }
+                ],
+            },
+        }
+    },
+    "outputs": {"workflow": {"value": {"get_resource": "greeter"}}},
+}
+
+
+def test_workflow_alarm_url_starts_an_execution(auth_server: Any, member: Project) -> None:
+    """OS::Mistral::Workflow's ``alarm_url``, posted to as an alarm does,
+    starts an execution of the stack's project, seen on ``/v2``."""
+    stack = member.create(MISTRAL_TEMPLATE)
+    assert member.settle(stack)["stack_status"] == "CREATE_COMPLETE"
+    url = member.resource(stack, "greeter")["attributes"]["alarm_url"]
+    answer = httpx.post(url, json={"input": {"who": "alarm"}}, timeout=30)
+    assert answer.status_code == 200, answer.text
+    executions = member.resource(stack, "greeter")["attributes"]["executions"]
+    assert len(executions) == 1
+    v2 = f"{auth_server.live.url}/v2/executions/{executions[0]['id']}"
+    headers = {"X-Auth-Token": member.http.headers["X-Auth-Token"]}
+
+    def done() -> Any:
+        found = httpx.get(v2, headers=headers, timeout=30).json()
+        return found if found["state"] == "SUCCESS" else None
+
+    shown = wait_for(done, "the execution's SUCCESS")
+    assert json.loads(shown["output"]) == {"said": "hello alarm"}
+    assert shown["workflow_name"] == member.output(stack, "workflow")
+    refused = httpx.post(url, json={"input": {"whom": "x"}}, timeout=30)
+    assert refused.status_code == 400 and "Unknown input whom" in refused.text

@@ -52,6 +52,9 @@ BUILTINS = [
     "OS::Heat::Value",
     "OS::Heat::WaitCondition",
     "OS::Heat::WaitConditionHandle",
+    "OS::Mistral::CronTrigger",
+    "OS::Mistral::ExternalResource",
+    "OS::Mistral::Workflow",
 ]
 
 

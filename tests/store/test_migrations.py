@@ -124,6 +124,7 @@ def test_migrations_ship_with_the_package() -> None:
         "0006_partial_node_indexes.py",
         "0007_resource_template_type.py",
         "0008_workflows.py",
+        "0009_environments_cron_triggers.py",
     ]
 
 
@@ -198,7 +199,7 @@ def test_0008_keeps_a_stores_stacks_and_downgrades(empty_url: str) -> None:
     try:
         _migrate(db, "0007")
         _rows_at_0007(db)
-        db.upgrade()
+        _migrate(db, "0008")
         assert db.revision() == "0008"
         store = SQLStore(empty_url)
         try:
@@ -252,3 +253,20 @@ def test_a_traversal_has_exactly_the_owner_its_kind_says(empty_url: str) -> None
     finally:
         db.close()
         store.close()
+
+
+def test_a_store_migrated_by_a_newer_convection_is_refused_clearly(tmp_path: Path) -> None:
+    """An older checkout on a newer schema says so, and changes nothing."""
+    url = f"sqlite:///{tmp_path / 'newer.db'}"
+    SQLStore(url).close()
+    newer = f"{int(head_revision()) + 1:04d}"
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("UPDATE alembic_version SET version_num = :v"), {"v": newer})
+    from convection.common import ConvectionError
+
+    with pytest.raises(ConvectionError, match=f"schema revision {newer}, newer than"):
+        SQLStore(url)
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT version_num FROM alembic_version")).scalar() == newer
+    engine.dispose()

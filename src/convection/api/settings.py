@@ -23,3 +23,7 @@ class ApiSettings:
     access_log: bool = True
     #: Seconds a graceful shutdown waits for running jobs to record their outcome.
     shutdown_grace: float = 30.0
+    #: Mistral's ``[api] allow_action_execution_deletion`` (off, as there):
+    #: whether ``DELETE /v2/action_executions/<id>`` may delete an ended
+    #: ad-hoc action execution.
+    allow_action_execution_deletion: bool = False

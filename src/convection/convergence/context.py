@@ -24,7 +24,14 @@ from convection.convergence.view import StackView
 from convection.hot import ParameterValues
 from convection.kernel import Journal
 from convection.plan import reference_id
-from convection.resources import ApiAccess, NestedStacks, Peer, ResourceFailure, ResourcePlugin
+from convection.resources import (
+    ApiAccess,
+    NestedStacks,
+    Peer,
+    ResourceFailure,
+    ResourcePlugin,
+    WorkflowService,
+)
 from convection.store import AppendEvent, ResourceRecord, Store, UpdateResource
 
 #: How long ``reset_peer`` waits for signals to the peer that were being
@@ -64,6 +71,7 @@ class EngineContext:
         "secrets",
         "stack_timeout",
         "update_policy",
+        "workflows",
     )
 
     def __init__(
@@ -83,8 +91,10 @@ class EngineContext:
         secrets: tuple[str, ...] = (),
         api: ApiAccess | None = None,
         plugins: Callable[[str], ResourcePlugin | None] | None = None,
+        workflows: WorkflowService | None = None,
     ) -> None:
         self._row = row
+        self.workflows = workflows
         #: type name -> its plugin, for ``reset_peer``; None outside a traversal.
         self._plugins = plugins
         self._nested = nested
@@ -228,6 +238,7 @@ class EngineContext:
             traversal_id=self._traversal_id,
             secrets=self.secrets,
             api=self.api,
+            workflows=self.workflows,
         )
         await plugin.reset(ctx, row.properties)
 

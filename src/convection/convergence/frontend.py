@@ -41,7 +41,7 @@ from convection.convergence.run import TraversalRun
 from convection.convergence.takeup import take_up
 from convection.convergence.templates import Definitions
 from convection.kernel import Journal, Outcome
-from convection.resources import TypeRegistry
+from convection.resources import TypeRegistry, WorkflowsFor
 from convection.store import (
     STACK,
     Change,
@@ -87,6 +87,8 @@ class StackFrontEnd:
         self.definitions = definitions
         self.warm = warm
         self.hub = hub
+        #: Set by the workflow layer when it joins this engine (``attach``).
+        self.workflows: WorkflowsFor | None = None
         #: Asks the kernel to look for new work at once (a rollback started).
         self._rescan = rescan
         self._type_slots: dict[str, asyncio.Semaphore] = {}
@@ -103,6 +105,7 @@ class StackFrontEnd:
     def adopted(self, run: TraversalRun | None) -> TraversalRun | None:
         if run is not None:
             run.hub = self.hub
+            run.workflows = self.workflows
         return run
 
     def current(self, run: TraversalRun) -> bool:

@@ -21,7 +21,7 @@ from convection.convergence.run import TraversalRun
 from convection.hot import resolve
 from convection.kernel import Outcome
 from convection.kernel import done as done  # jobs write lc.done(...)
-from convection.resources import ResourceFailure, ResourcePlugin, Wait
+from convection.resources import ResourceFailure, ResourcePlugin, Wait, WorkflowService
 from convection.store import (
     AppendEvent,
     Change,
@@ -147,7 +147,14 @@ def context(
         secrets=run.secrets,
         api=api_access(run.store, run.config.api_url, run.stack),
         plugins=run.plugin,
+        workflows=_workflows(run),
     )
+
+
+def _workflows(run: TraversalRun) -> WorkflowService | None:
+    """The stack's project's workflows, when the workflow layer joined the
+    engine; an execution a job starts is taken up at once."""
+    return None if run.workflows is None else run.workflows(run.stack.project, in_engine=True)
 
 
 def _update_policy(run: TraversalRun, name: str) -> Mapping[str, Any] | None:

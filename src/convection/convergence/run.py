@@ -21,7 +21,7 @@ from convection.hot import is_template_name
 from convection.kernel import Journal, Run
 from convection.model import StackDefinition
 from convection.plan import RecordResolver, digests
-from convection.resources import ResourcePlugin, TypeRegistry, template_type
+from convection.resources import ResourcePlugin, TypeRegistry, WorkflowsFor, template_type
 from convection.store import NodeRecord, StackRecord, Store, TraversalRecord
 
 
@@ -42,6 +42,7 @@ class TraversalRun(Run):
         "stack",
         "store",
         "view",
+        "workflows",
     )
 
     def __init__(
@@ -64,6 +65,9 @@ class TraversalRun(Run):
         self._secrets: tuple[str, ...] | None = None
         #: Child stacks of this run's resources (set by the engine).
         self.hub: NestedHub | None = None
+        #: The workflow service for OS::Mistral resources (set by the engine
+        #: when the workflow layer is attached).
+        self.workflows: WorkflowsFor | None = None
         self.resolver = None if definition is None else self._resolver(definition)
 
     def _resolver(self, definition: StackDefinition) -> RecordResolver:

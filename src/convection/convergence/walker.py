@@ -29,7 +29,7 @@ from convection.kernel import (
     Timers,
     TraversalLeases,
 )
-from convection.resources import TypeRegistry
+from convection.resources import TypeRegistry, WorkflowsFor
 from convection.store import STACK, StackRecord, Store, TraversalRecord
 
 __all__ = ["JOBS", "Engine"]
@@ -83,6 +83,15 @@ class Engine:
         self.frontends.register(kind, frontend)
         self._mixed = True
         self.kernel.wake()
+
+    def provide_workflows(self, workflows: WorkflowsFor) -> None:
+        """Give stacks' ``OS::Mistral::*`` resources the workflow service
+        (the workflow layer sits above this one and calls this)."""
+        self.frontend.workflows = workflows
+
+    @property
+    def workflows(self) -> WorkflowsFor | None:
+        return self.frontend.workflows
 
     @property
     def runs(self) -> dict[str, TraversalRun]:

@@ -94,6 +94,7 @@ class Kernel(Generic[R, S]):
         self._last_lease = _now()
         #: Active traversals another engine held at the last scan.
         self._foreign = False
+        self._sweeps: list[Callable[[datetime], None]] = []
 
     # -- the loop ------------------------------------------------------------
 
@@ -193,6 +194,22 @@ class Kernel(Generic[R, S]):
             # A node may have been woken by another process: its wake is a
             # timer row this engine has not heard of.
             self.timers.forget()
+        self._sweep(now)
+
+    def add_sweep(self, sweep: Callable[[datetime], None]) -> None:
+        """Call ``sweep(now)`` at every scan: a front-end's look for work
+        that starts outside any traversal (a workflow engine's due cron
+        triggers). A sweep runs on the loop, so it must be short and cost
+        what it finds (an indexed read of what is due), never a worker;
+        what it starts, it hands to :meth:`take_up_now`."""
+        self._sweeps.append(sweep)
+
+    def _sweep(self, now: datetime) -> None:
+        for sweep in self._sweeps:
+            try:
+                sweep(now)
+            except Exception:  # a sweep's bug must not stop the engine
+                _log.exception("sweep %r failed", sweep)
 
     def _take(self, traversal: TraversalRecord, now: datetime) -> None:
         """Take ``traversal`` up if no other engine holds its lease."""

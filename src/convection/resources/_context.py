@@ -30,6 +30,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from convection.common import JSON, ConvectionError
 from convection.resources._nested import NestedStacks
+from convection.resources._workflows import WorkflowService
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +254,12 @@ class ResourceContext(Protocol):
         is no store behind the context (a throwaway run)."""
         ...
 
+    @property
+    def workflows(self) -> WorkflowService | None:
+        """The stack's project's workflows (``OS::Mistral::*``), or ``None``
+        where the engine runs stacks only (see ``_workflows``)."""
+        ...
+
 
 @dataclass
 class InMemoryContext:
@@ -285,6 +292,7 @@ class InMemoryContext:
     secrets: tuple[str, ...] = ()
     api: ApiAccess | None = None
     software: SoftwareRecords | None = None
+    workflows: WorkflowService | None = None
     _short_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])
 
     @property

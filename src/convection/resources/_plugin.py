@@ -128,6 +128,10 @@ class ResourcePlugin(abc.ABC):
     #: StackResource): its child is updated in place and each member decides
     #: for itself, so a failed rolling update is not rebuilt from scratch.
     replace_failed: ClassVar[bool] = True
+    #: A signal changes what the attributes read (OS::Mistral::Workflow's
+    #: ``executions``), so the service reads and stores them again after
+    #: delivering one; others keep those of their last action.
+    signal_updates_attributes: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Check the declaration once, at import, and freeze the schemas: a

@@ -46,6 +46,7 @@ from convection.resources._update import (
     needs_replace,
 )
 from convection.resources._validate import validate_properties, validate_value
+from convection.resources._workflows import NoWorkflowService, WorkflowService, WorkflowsFor
 
 __all__ = [
     "BASE_ATTRIBUTES",
@@ -58,6 +59,7 @@ __all__ = [
     "ChildState",
     "InMemoryContext",
     "NestedStacks",
+    "NoWorkflowService",
     "Peer",
     "Poll",
     "Properties",
@@ -73,6 +75,8 @@ __all__ = [
     "UpdateAction",
     "UpdateDecision",
     "Wait",
+    "WorkflowService",
+    "WorkflowsFor",
     "changed_properties",
     "needs_replace",
     "schema_to_api",

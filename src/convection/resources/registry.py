@@ -270,6 +270,11 @@ def builtin_plugins() -> tuple[type[ResourcePlugin], ...]:
         HeatWaitConditionHandle,
         UpdateWaitConditionHandle,
     )
+    from convection.resources.mistral import (
+        MistralCronTrigger,
+        MistralExternalResource,
+        MistralWorkflow,
+    )
     from convection.resources.nodes import LocalNodeResource, SSHHostResource
     from convection.resources.nodes.deployed_server import DeployedServer
     from convection.resources.software import plugins as software_plugins
@@ -295,6 +300,9 @@ def builtin_plugins() -> tuple[type[ResourcePlugin], ...]:
         ResourceChain,
         AutoScalingGroup,
         ScalingPolicy,
+        MistralWorkflow,
+        MistralExternalResource,
+        MistralCronTrigger,
         *software_plugins(),
     )
 

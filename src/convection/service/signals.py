@@ -47,6 +47,7 @@ from convection.resources import (
     ResourcePlugin,
     SignalPeer,
     TypeRegistry,
+    WorkflowService,
 )
 from convection.store import (
     AppendEvent,
@@ -56,6 +57,7 @@ from convection.store import (
     StackRecord,
     StaleTraversal,
     Store,
+    UpdateResource,
 )
 
 #: Makes ``ctx.nested`` for the signalled resource's row.
@@ -115,6 +117,7 @@ def deliver(
     signal_id: int,
     data: Mapping[str, Any],
     nested: NestedFor | None = None,
+    workflows: WorkflowService | None = None,
 ) -> SignalPeer | None:
     """Hand the stored signal ``signal_id`` to the plugin, record its event,
     mark it consumed and wake the stack's sleeping nodes. Returns the signal
@@ -123,8 +126,10 @@ def deliver(
     the plugin ``ctx.nested`` (an AutoScalingGroup resizes its child)."""
     try:
         for earlier in _await_turn(store, stack, row, signal_id):
-            _take_over(store, plugin, stack, row, earlier, nested)
-        detail = asyncio.run(_deliver(store, plugin(), stack, row, signal_id, data, nested))
+            _take_over(store, plugin, stack, row, earlier, nested, workflows)
+        detail = asyncio.run(
+            _deliver(store, plugin(), stack, row, signal_id, data, nested, workflows)
+        )
     except BaseException:
         # Refused (or broken): still on record, but no longer pending, so
         # it never holds up the next signal to this resource.
@@ -161,11 +166,14 @@ def _take_over(
     row: ResourceRecord,
     signal: SignalRecord,
     nested: NestedFor | None,
+    workflows: WorkflowService | None,
 ) -> None:
     """Deliver a signal whose sender died before it was consumed (delivery
     is idempotent per signal: a part it did is not done twice)."""
     try:
-        asyncio.run(_deliver(store, plugin(), stack, row, signal.id, signal.data, nested))
+        asyncio.run(
+            _deliver(store, plugin(), stack, row, signal.id, signal.data, nested, workflows)
+        )
         reason = "Signal: delivered after its sender stopped"
         event = AppendEvent.about(row, "SIGNAL", row.status, reason)
         store.apply([ConsumeSignal(signal.id), event])
@@ -181,6 +189,7 @@ async def _deliver(
     signal_id: int,
     data: Mapping[str, Any],
     nested: NestedFor | None = None,
+    workflows: WorkflowService | None = None,
 ) -> str | SignalPeer | None:
     detail: str | SignalPeer | None = None
     for _ in range(ATTEMPTS):
@@ -195,6 +204,7 @@ async def _deliver(
             # scaling policy its group); signals are rare, the read is cheap.
             view=StackView(store.list_resources(stack.id, current_only=True)),
             nested=None if nested is None else nested(fresh),
+            workflows=workflows,
         )
         try:
             detail = await plugin.signal(ctx, fresh.properties, dict(data))
@@ -207,7 +217,22 @@ async def _deliver(
         after = store.get_resource(row.id)
         if after is None or after.data == ctx.row.data:
             break
+    if type(plugin).signal_updates_attributes:
+        await _refresh_attributes(store, plugin, ctx)
     return detail
+
+
+async def _refresh_attributes(store: Store, plugin: ResourcePlugin, ctx: EngineContext) -> None:
+    """Read the declared attributes again and store them beside the others
+    (those only the stack reads stay as the last action left them)."""
+    row = store.get_resource(ctx.row.id)
+    if row is None:
+        return
+    attrs = dict(row.attributes)
+    for name in type(plugin).attributes_schema:
+        attrs[name] = await plugin.attribute(ctx, row.properties, name)
+    if attrs != row.attributes:
+        store.apply([UpdateResource(row.id, {"attributes": attrs})])
 
 
 def _details(data: Mapping[str, Any]) -> str:

@@ -93,9 +93,14 @@ class Stacks(StackReads):
         registry: TypeRegistry | None = None,
         *,
         config: StacksConfig | None = None,
+        on_engine: Callable[[Stacks], None] | None = None,
     ) -> None:
         super().__init__(store, registry if registry is not None else default_registry())
         self.config = config or StacksConfig()
+        #: Called once the engine is built: the layers above join it there
+        #: (the CLI attaches workflows), and only a command that runs the
+        #: engine pays for loading them.
+        self._on_engine = on_engine
         self._definitions = Definitions()
         self._warm = Warm()
         self._engine: Engine | None = None
@@ -362,9 +367,11 @@ class Stacks(StackReads):
             raise NotFound("Resource Type", row.type)
         stack_signals.check_signalable(plugin_cls, row)
         signal_id = self.store.add_signal(stack.id, resource, dict(data))
+        workflows = self.engine.workflows
         forward = stack_signals.deliver(
-            self.store, plugin_cls, stack, row, signal_id, data, self._signal_nested(stack)
-        )
+            self.store, plugin_cls, stack, row, signal_id, data, self._signal_nested(stack),
+            None if workflows is None else workflows(stack.project, in_engine=False),
+        )  # fmt: skip
         if forward is not None:
             self.signal(project, stack.id, forward.resource, forward.details)
         return signal_id
@@ -409,6 +416,8 @@ class Stacks(StackReads):
                 definitions=self._definitions,
                 warm=self._warm,
             )
+            if self._on_engine is not None:
+                self._on_engine(self)
         return self._engine
 
     def run_engine(

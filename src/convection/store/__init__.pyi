@@ -34,6 +34,14 @@ from .api import (
     UpdateStack,
     UpdateTraversal,
 )
+from .scheduling import (
+    CronFire,
+    CronTriggerExists,
+    CronTriggerRecord,
+    EnvironmentExists,
+    EnvironmentRecord,
+    ScheduleStore,
+)
 from .software import DEPLOYMENT_UPDATABLE, SoftwareConfigRecord, SoftwareDeploymentRecord
 from .sql import SQLStore, default_url, open_store
 from .workflows import (
@@ -51,6 +59,7 @@ from .workflows import (
     UpdateActionExecution,
     UpdateExecution,
     UpdateTaskExecution,
+    Where,
     WorkbookRecord,
     WorkflowDefinitionRecord,
     WorkflowStore,
@@ -74,9 +83,14 @@ __all__ = [
     "AppendEvent",
     "Change",
     "ConsumeSignal",
+    "CronFire",
+    "CronTriggerExists",
+    "CronTriggerRecord",
     "DefinitionExists",
     "DeleteResource",
     "DeleteTimers",
+    "EnvironmentExists",
+    "EnvironmentRecord",
     "EventRecord",
     "ExecutionRecord",
     "NewStack",
@@ -84,6 +98,7 @@ __all__ = [
     "ReleaseSuccessors",
     "ResourceRecord",
     "SQLStore",
+    "ScheduleStore",
     "SignalRecord",
     "SoftwareConfigRecord",
     "SoftwareDeploymentRecord",
@@ -106,6 +121,7 @@ __all__ = [
     "UpdateStack",
     "UpdateTaskExecution",
     "UpdateTraversal",
+    "Where",
     "WorkbookRecord",
     "WorkflowDefinitionRecord",
     "WorkflowStore",

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
-from convection.store import workflows
+from convection.store import scheduling, workflows
 from convection.store._fields import TUPLE_FIELDS, json_dumps, json_loads
 from convection.store._time import aware
 from convection.store.api import (
@@ -39,6 +39,7 @@ _JSON_FIELDS: dict[type[Any], tuple[str, ...]] = {
     NodeRecord: ("payload", "successors"),
     SignalRecord: ("data",),
     **workflows.JSON_FIELDS,
+    **scheduling.JSON_FIELDS,
 }
 
 
@@ -51,6 +52,8 @@ _DATETIME_FIELDS = frozenset(
         "deadline",
         "started_at",
         "finished_at",
+        "first_execution_time",
+        "next_execution_time",
     }
 )
 
@@ -138,8 +141,11 @@ class Tables:
         self.timers_by_node: dict[tuple[str, str], dict[int, None]] = {}
         self.events: dict[str, list[EventRecord]] = {}
         self.signals: dict[int, SignalRecord] = {}
-        #: Workflow rows: table name -> id -> record (``workflows.TABLES``).
-        self.workflow_rows: dict[str, dict[str, Any]] = {t.name: {} for t in workflows.TABLES}
+        #: Workflow rows: table name -> id -> record (``workflows.TABLES``,
+        #: ``scheduling.TABLES``).
+        self.workflow_rows: dict[str, dict[str, Any]] = {
+            t.name: {} for t in (*workflows.TABLES, *scheduling.TABLES)
+        }
         self._ids: dict[str, int] = {}
 
     def next_id(self, table: str) -> int:

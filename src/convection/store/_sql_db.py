@@ -33,6 +33,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import URL, Connection, Engine
 from sqlalchemy.engine import make_url as sa_make_url
 
+from convection.common import ConvectionError
 from convection.store._fields import json_dumps, json_loads
 
 if TYPE_CHECKING:
@@ -156,8 +157,15 @@ class Database:
         """Migrate to head; a no-op when already there. Safe to race: SQLite
         serializes on BEGIN IMMEDIATE, PostgreSQL on an advisory lock."""
 
-        if self.revision() == head_revision():
+        found, head = self.revision(), head_revision()
+        if found == head:
             return  # the common case, answered without importing Alembic
+        if found is not None and found.isdigit() and found > head:
+            raise ConvectionError(
+                f"The store has schema revision {found}, newer than this Convection's "
+                f"{head}: a newer Convection migrated it. Run that version (or a later "
+                "one) against it."
+            )
         self.migrate("head", create=True)
 
     def migrate(self, revision: str, *, down: bool = False, create: bool = False) -> None:

@@ -17,6 +17,7 @@ from sqlalchemy.engine import Connection, RowMapping
 
 from convection.common import NotFound
 from convection.store._fields import check_traversal
+from convection.store._filters import Where
 from convection.store._sql_children import _insert_traversals
 from convection.store._sql_db import Database
 from convection.store._sql_rows import record_values
@@ -25,11 +26,11 @@ from convection.store.api import NodeRecord, TraversalRecord
 from convection.store.schema import metadata, task_executions, workflow_executions
 from convection.store.workflows import (
     EXECUTIONS,
-    DefinitionExists,
     NamedRows,
     Query,
     Rec,
     Table,
+    exists_error,
 )
 
 #: Sort keys that may be NULL: they sort as ``created_at`` then (NULLs
@@ -56,7 +57,7 @@ class SQLWorkflowRows:
 
     def _clash(self, table: Table[Any], record: Any, exc: sa.exc.IntegrityError) -> Exception:
         if table.unique and _unique_violation(exc):
-            return DefinitionExists(table.what, record.name, record.namespace, record.project)
+            return exists_error(table, record)
         return ValueError(f"{table.what} {record.id}: already exists")
 
     def insert(self, table: Table[Rec], record: Rec) -> None:
@@ -104,12 +105,13 @@ class SQLWorkflowRows:
         return None if row is None else self._record(table, row)
 
     def rows(self, table: Table[Rec], q: Query) -> list[Rec]:
-        t, keys, asc = _sql(table), q.keys, q.sort_dir == "asc"
+        t, keys = _sql(table), q.keys
 
         def run(conn: Connection) -> list[Rec]:
-            collate = conn.dialect.name == "postgresql"
-            exprs = [_sort_expr(t, k, collate) for k in keys]
-            query = sa.select(t).where(*(t.c[k].in_(v) for k, v in q.filters.items()))
+            dialect = conn.dialect.name
+            exprs = [_sort_expr(t, k, dialect == "postgresql") for k in keys]
+            wheres = [_condition(t, k, w, dialect) for k, w in q.filters.items()]
+            query = sa.select(t).where(*wheres)
             if q.project is not None:
                 query = query.where(t.c.project == q.project)
             if q.marker is not None:
@@ -119,9 +121,10 @@ class SQLWorkflowRows:
                 bound = [
                     sa.bindparam(None, _marker_value(found, k), type_=t.c[k].type) for k in keys
                 ]
-                left, right = sa.tuple_(*exprs), sa.tuple_(*bound)
-                query = query.where(left > right if asc else left < right)
-            query = query.order_by(*(e.asc() if asc else e.desc() for e in exprs))
+                query = query.where(_after(exprs, bound, q.dirs))
+            query = query.order_by(
+                *(e.asc() if d == "asc" else e.desc() for e, d in zip(exprs, q.dirs, strict=True))
+            )
             if q.limit is not None:
                 query = query.limit(q.limit)
             return [self._record(table, r) for r in conn.execute(query).mappings()]
@@ -161,17 +164,8 @@ class SQLWorkflowRows:
         if traversal is not None:
             check_traversal(traversal, nodes, {})
         now = utcnow()
-        values = record_values(execution, now)
-        if traversal is not None:
-            values["traversal_id"] = traversal.id
-
-        def run(conn: Connection) -> None:
-            conn.execute(workflow_executions.insert().values(values))
-            if traversal is not None:
-                _insert_traversals(conn, [traversal], nodes, now)
-
         try:
-            self._db.write(run)
+            self._db.write(lambda conn: insert_execution(conn, execution, traversal, nodes, now))
         except sa.exc.IntegrityError as exc:
             raise ValueError(f"{EXECUTIONS.what} {execution.id}: already exists") from exc
 
@@ -194,6 +188,63 @@ class SQLWorkflowRows:
             return int(conn.execute(e.delete().where(e.c.id.in_(ids))).rowcount)
 
         return bool(self._db.write(run))
+
+
+def insert_execution(
+    conn: Connection,
+    execution: Any,
+    traversal: TraversalRecord | None,
+    nodes: Sequence[NodeRecord],
+    now: Any,
+) -> None:
+    """An execution's row, pointed at its traversal, with the traversal and
+    its nodes: the statements of a start, in the caller's transaction (a
+    cron trigger's firing writes them with the trigger's own change)."""
+    values = record_values(execution, now)
+    if traversal is not None:
+        values["traversal_id"] = traversal.id
+    conn.execute(workflow_executions.insert().values(values))
+    if traversal is not None:
+        _insert_traversals(conn, [traversal], nodes, now)
+
+
+def _after(
+    exprs: Sequence[sa.ColumnElement[Any]], bound: Sequence[Any], dirs: Sequence[str]
+) -> sa.ColumnElement[bool]:
+    """Rows after the marker's sort values: one row-value comparison when
+    every key goes one way (an index range), else oslo.db's expansion for
+    mixed directions: the first key that differs decides, in its own
+    direction ``(k1 > m1) OR (k1 = m1 AND k2 < m2) OR ...``."""
+    if len(set(dirs)) == 1:
+        left, right = sa.tuple_(*exprs), sa.tuple_(*bound)
+        return left > right if dirs[0] == "asc" else left < right
+    terms = []
+    for i, (expr, mark, direction) in enumerate(zip(exprs, bound, dirs, strict=True)):
+        ties = [exprs[j] == bound[j] for j in range(i)]
+        terms.append(sa.and_(*ties, expr > mark if direction == "asc" else expr < mark))
+    return sa.or_(*terms)
+
+
+def _condition(t: sa.Table, key: str, where: Where, dialect: str) -> sa.ColumnElement[bool]:
+    """A checked filter (``_filters.Where``) as SQL, as Mistral's
+    ``filters.py`` has it; ``has`` is a case-sensitive substring on both
+    databases (SQLite's LIKE would ignore case)."""
+    col, op, value = t.c[key], where.op, where.value
+    if op == "has":
+        find = sa.func.strpos(col, value) if dialect == "postgresql" else sa.func.instr(col, value)
+        return find > 0
+    conditions: dict[str, Any] = {
+        "eq": lambda: col == value,
+        "neq": lambda: col != value,
+        "in": lambda: col.in_(value),
+        "nin": lambda: col.not_in(value),
+        "gt": lambda: col > value,
+        "gte": lambda: col >= value,
+        "lt": lambda: col < value,
+        "lte": lambda: col <= value,
+    }
+    made: sa.ColumnElement[bool] = conditions[op]()
+    return made
 
 
 def _sort_expr(t: sa.Table, key: str, collate: bool) -> sa.ColumnElement[Any]:

@@ -36,6 +36,7 @@ from convection.store.workflows import (
 )
 
 if TYPE_CHECKING:
+    from convection.store.scheduling import ScheduleStore
     from convection.store.software import SoftwareStore
     from convection.store.workflows import WorkflowStore
 
@@ -384,6 +385,8 @@ class Store(Protocol):
     software: SoftwareStore
     #: Workflow definitions and executions (:mod:`convection.store.workflows`).
     workflows: WorkflowStore
+    #: Stored environments and cron triggers (:mod:`convection.store.scheduling`).
+    schedules: ScheduleStore
 
     # stacks and templates
     def create_stack(self, stack: StackRecord) -> None: ...

@@ -26,6 +26,8 @@ from convection.store._fields import (
     json_dumps,
     with_updated_at,
 )
+from convection.store._filters import after, matches, ordered
+from convection.store._memory_scheduling import MemorySchedules
 from convection.store._memory_tables import (
     Tables,
     Undo,
@@ -69,6 +71,7 @@ from convection.store.api import (
     UpdateStack,
     UpdateTraversal,
 )
+from convection.store.scheduling import ScheduleStore
 from convection.store.software import MemorySoftware, SoftwareStore
 from convection.store.workflows import (
     AddActionExecution,
@@ -99,6 +102,8 @@ class MemoryStore:
         self.software: SoftwareStore = MemorySoftware()
         #: Workflow definitions and executions (:mod:`.workflows`).
         self.workflows: WorkflowStore = MemoryWorkflows(self)
+        #: Stored environments and cron triggers (:mod:`.scheduling`).
+        self.schedules: ScheduleStore = MemorySchedules(self, MemoryWorkflowRows(self))
 
     def close(self) -> None:
         """Nothing to release; present so callers need not know the backend."""
@@ -819,7 +824,7 @@ class MemoryWorkflowRows:
         key = tuple(getattr(record, f) for f in table.unique)
         for other in self._rows(table).values():
             if other.id != record.id and tuple(getattr(other, f) for f in table.unique) == key:
-                raise wf.DefinitionExists(table.what, record.name, record.namespace, record.project)
+                raise wf.exists_error(table, record)
 
     def insert(self, table: wf.Table[Any], record: Any) -> None:
         now = utcnow()
@@ -827,9 +832,7 @@ class MemoryWorkflowRows:
             rows = self._rows(table)
             if record.id in rows:
                 if table.unique:
-                    raise wf.DefinitionExists(
-                        table.what, record.name, record.namespace, record.project
-                    )
+                    raise wf.exists_error(table, record)
                 raise ValueError(f"{table.what} {record.id}: already exists")
             self._check_unique(table, record)
             parent = getattr(record, "task_execution_id", None)
@@ -875,7 +878,7 @@ class MemoryWorkflowRows:
                 r
                 for r in rows.values()
                 if (q.project is None or r.project == q.project)
-                and all(getattr(r, k) in v for k, v in q.filters.items())
+                and all(matches(getattr(r, k), w) for k, w in q.filters.items())
             ]
             mark = None if q.marker is None else rows.get(q.marker)
             if q.marker is not None and mark is None:
@@ -884,11 +887,10 @@ class MemoryWorkflowRows:
         def order(r: Any) -> list[Any]:
             return [_row_sort_value(r, k) for k in q.keys]
 
-        desc = q.sort_dir == "desc"
-        chosen.sort(key=order, reverse=desc)
+        chosen = ordered(chosen, order, q.dirs)
         if mark is not None:
             at = order(mark)
-            chosen = [r for r in chosen if (order(r) < at if desc else order(r) > at)]
+            chosen = [r for r in chosen if after(order(r), at, q.dirs)]
         return [detach(r) for r in chosen[: q.limit]]
 
     def update(self, table: wf.Table[Any], row_id: str, fields: Mapping[str, Any]) -> Any | None:
@@ -923,21 +925,31 @@ class MemoryWorkflowRows:
     ) -> None:
         if traversal is not None:
             check_traversal(traversal, nodes, {})
-        now = utcnow()
         with self._lock:
-            t = self._store._t
-            if execution.id in self._rows(wf.EXECUTIONS):
-                raise ValueError(f"{wf.EXECUTIONS.what} {execution.id}: already exists")
-            if traversal is not None and traversal.id in t.traversals:
-                raise ValueError(f"traversal {traversal.id} already exists")
-            if traversal is not None:
-                execution = replace(execution, {"traversal_id": traversal.id})
-            t.put_row(wf.EXECUTIONS.name, stamped(execution, now), [])
-            if traversal is not None:
-                started = traversal.started_at or now
-                t.put_traversal(stamped(replace(traversal, {"started_at": started}), now), [])
-                for node in nodes:
-                    t.put_node(stamped(node, now), [])
+            self.start_execution_locked(execution, traversal, nodes, utcnow())
+
+    def start_execution_locked(
+        self,
+        execution: Any,
+        traversal: TraversalRecord | None,
+        nodes: Sequence[NodeRecord],
+        now: datetime,
+    ) -> None:
+        """:meth:`start_execution` with the store's lock held by the caller
+        (a cron trigger's firing holds it for its own change too)."""
+        t = self._store._t
+        if execution.id in self._rows(wf.EXECUTIONS):
+            raise ValueError(f"{wf.EXECUTIONS.what} {execution.id}: already exists")
+        if traversal is not None and traversal.id in t.traversals:
+            raise ValueError(f"traversal {traversal.id} already exists")
+        if traversal is not None:
+            execution = replace(execution, {"traversal_id": traversal.id})
+        t.put_row(wf.EXECUTIONS.name, stamped(execution, now), [])
+        if traversal is not None:
+            started = traversal.started_at or now
+            t.put_traversal(stamped(replace(traversal, {"started_at": started}), now), [])
+            for node in nodes:
+                t.put_node(stamped(node, now), [])
 
     def delete_execution(self, execution_id: str) -> bool:
         with self._lock:

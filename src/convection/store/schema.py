@@ -461,6 +461,53 @@ action_executions = sa.Table(
 sa.Index(None, action_executions.c.task_execution_id)
 sa.Index(None, action_executions.c.project, action_executions.c.created_at)
 
+# Stored environments and cron triggers (revision 0009; store/scheduling.py),
+# unique per (name, project) as Mistral's. Due triggers are found through
+# the index on next_execution_time, so an engine's check costs what is due.
+# A trigger names its workflow by id as a plain column: Mistral refuses to
+# delete a workflow with triggers, and a trigger whose workflow is gone
+# only fails to start.
+environments = sa.Table(
+    "environments",
+    metadata,
+    _text("id"),
+    _text("project"),
+    _text("name"),
+    sa.Column("description", sa.Text(), nullable=True),
+    _json("variables"),
+    _text("scope"),
+    _when("created_at", nullable=False),
+    _when("updated_at"),
+    sa.PrimaryKeyConstraint("id"),
+    sa.UniqueConstraint("name", "project"),
+)
+sa.Index(None, environments.c.project, environments.c.created_at)
+
+cron_triggers = sa.Table(
+    "cron_triggers",
+    metadata,
+    _text("id"),
+    _text("project"),
+    _text("name"),
+    _text("pattern", nullable=True),
+    _when("first_execution_time"),
+    _when("next_execution_time", nullable=False),
+    sa.Column("remaining_executions", sa.Integer(), nullable=True),
+    _text("workflow_name"),
+    _text("workflow_id"),
+    _text("workflow_namespace"),
+    _json("workflow_input"),
+    _json("workflow_params"),
+    _text("scope"),
+    _when("created_at", nullable=False),
+    _when("updated_at"),
+    sa.PrimaryKeyConstraint("id"),
+    sa.UniqueConstraint("name", "project"),
+)
+sa.Index(None, cron_triggers.c.next_execution_time)
+sa.Index(None, cron_triggers.c.project, cron_triggers.c.created_at)
+sa.Index(None, cron_triggers.c.workflow_id)
+
 #: Every table, parents first (the order to create, and reversed to empty).
 ALL_TABLES = (
     raw_templates,
@@ -480,4 +527,6 @@ ALL_TABLES = (
     action_definitions,
     task_executions,
     action_executions,
+    environments,
+    cron_triggers,
 )

@@ -30,6 +30,7 @@ from convection.store._fields import (
 from convection.store._sql_apply import apply_batch
 from convection.store._sql_db import Database
 from convection.store._sql_read import fetch_records
+from convection.store._sql_scheduling import SQLSchedules
 from convection.store._sql_software import SQLSoftware
 from convection.store._sql_workflows import SQLWorkflows
 from convection.store._time import aware, utcnow
@@ -54,6 +55,7 @@ from convection.store.api import (
     UpdateStack,
 )
 from convection.store.memory import MemoryStore
+from convection.store.scheduling import ScheduleStore
 from convection.store.schema import api_tokens, events, stacks
 from convection.store.software import SoftwareStore
 from convection.store.workflows import UpdateExecution, WorkflowStore
@@ -111,6 +113,8 @@ class SQLStore:
         self.software: SoftwareStore = SQLSoftware(self._db)
         #: Workflow definitions and executions (:mod:`.workflows`).
         self.workflows: WorkflowStore = SQLWorkflows(self._db)
+        #: Stored environments and cron triggers (:mod:`.scheduling`).
+        self.schedules: ScheduleStore = SQLSchedules(self._db)
 
     @property
     def url(self) -> str:

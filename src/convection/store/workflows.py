@@ -28,13 +28,15 @@ here for the ``Change`` union); the traversal records it names live in
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, Protocol, TypeVar
 
 from convection.common import Conflict
-from convection.store._paging import sort_columns
+from convection.store._filters import SortDir as SortDir
+from convection.store._filters import Where as Where
+from convection.store._filters import checked_where, sort_plan
 from convection.store._time import aware
 from convection.store._traversals import WORKFLOW, NodeRecord, TraversalRecord
 
@@ -288,6 +290,9 @@ class Table(Generic[Rec]):
     states: tuple[str, ...] = ()
     #: A listing's sort keys when the caller names none.
     default_sort: tuple[str, ...] = ("created_at",)
+    #: The error of a taken unique key, given the record (None: a
+    #: definition's :class:`DefinitionExists`).
+    exists: Callable[[Any], Exception] | None = None
 
     def fields(self) -> tuple[str, ...]:
         return tuple(f.name for f in dataclasses.fields(self.record))
@@ -297,7 +302,7 @@ class Table(Generic[Rec]):
 
 
 _DEFINITION_SORT = ("name", "namespace", "scope", "created_at", "updated_at", "id")
-_DEFINITION_FILTER = ("id", "name", "namespace", "scope")
+_DEFINITION_FILTER = ("id", "name", "namespace", "scope", "created_at", "updated_at")
 _UNIQUE = ("name", "namespace", "project")
 
 WORKFLOWS = Table(
@@ -314,21 +319,23 @@ ACTIONS = Table(
 EXECUTIONS = Table(
     "workflow execution", "workflow_executions", ExecutionRecord,
     ("workflow_name", "state", "created_at", "updated_at", "id"),
-    ("id", "workflow_id", "workflow_name", "workflow_namespace", "state",
-     "task_execution_id", "root_execution_id"),
+    ("id", "workflow_id", "workflow_name", "workflow_namespace", "state", "state_info",
+     "description", "task_execution_id", "root_execution_id", "created_at", "updated_at"),
     states=WORKFLOW_STATES,
 )  # fmt: skip
 TASKS = Table(
     "task execution", "task_executions", TaskExecutionRecord,
     ("name", "state", "created_at", "updated_at", "started_at", "id"),
-    ("id", "execution_id", "name", "state", "type", "processed"),
+    ("id", "execution_id", "name", "state", "state_info", "type", "processed", "created_at",
+     "updated_at", "started_at", "finished_at"),
     fixed=("id", "project", "execution_id", "created_at"),
     states=TASK_STATES,
 )  # fmt: skip
 ACTION_EXECUTIONS = Table(
     "action execution", "action_executions", ActionExecutionRecord,
     ("name", "state", "created_at", "updated_at", "id"),
-    ("id", "task_execution_id", "name", "state", "accepted"),
+    ("id", "task_execution_id", "name", "state", "state_info", "accepted", "created_at",
+     "updated_at"),
     fixed=("id", "project", "task_execution_id", "created_at"),
     states=ACTION_STATES,
 )  # fmt: skip
@@ -356,6 +363,13 @@ JSON_FIELDS: Final[dict[type[Any], tuple[str, ...]]] = {
     TaskExecutionRecord: ("published", "predecessors", "runtime_context"),
     ActionExecutionRecord: ("input", "output"),
 }
+
+
+def exists_error(table: Table[Any], record: Any) -> Exception:
+    """What a backend raises when ``record`` takes a live row's unique key."""
+    if table.exists is not None:
+        return table.exists(record)
+    return DefinitionExists(table.what, record.name, record.namespace, record.project)
 
 
 def check_update(table: Table[Any], fields: Mapping[str, Any]) -> None:
@@ -386,8 +400,9 @@ def check_record(table: Table[Rec], record: Rec) -> None:
     check_values(table, {f: getattr(record, f) for f in table.fields()})
 
 
+#: Per filter key: a value, a list of values (any of), or a :class:`Where`
+#: (Mistral's operators: ``neq``, ``gt``, ``has``...).
 Filters = Mapping[str, Any]
-SortDir = Literal["asc", "desc"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,31 +411,31 @@ class Query:
     runs, so both backends take the same options in one value."""
 
     project: str | None
-    #: Per filter key, the accepted values (any of).
-    filters: dict[str, list[Any]]
-    #: The sort columns, ``id`` last (:func:`sort_columns`).
+    #: Per filter key, its checked condition.
+    filters: dict[str, Where]
+    #: The sort columns, ``id`` last, and each one's direction (:func:`sort_plan`).
     keys: list[str]
-    sort_dir: SortDir
+    dirs: list[SortDir]
     limit: int | None
     marker: str | None
 
 
 def check_query(
     table: Table[Any], filters: Filters | None, sort_keys: Sequence[str], sort_dir: str
-) -> dict[str, list[Any]]:
-    """Validate a listing's options; filters as lists of accepted values."""
+) -> dict[str, Where]:
+    """Validate a listing's options; each filter as its checked condition."""
     bad = [k for k in sort_keys if k not in table.sort_keys]
     if bad:
         raise ValueError(f"cannot sort {table.what}s by {bad}; allowed: {list(table.sort_keys)}")
     if sort_dir not in ("asc", "desc"):
         raise ValueError(f"sort_dir must be 'asc' or 'desc', not {sort_dir!r}")
-    out: dict[str, list[Any]] = {}
+    out: dict[str, Where] = {}
     for key, value in (filters or {}).items():
         if key not in table.filter_keys:
             raise ValueError(
                 f"cannot filter {table.what}s on {key!r}; allowed: {list(table.filter_keys)}"
             )
-        out[key] = list(value) if isinstance(value, list | tuple | set | frozenset) else [value]
+        out[key] = checked_where(key, value)
     return out
 
 
@@ -511,6 +526,7 @@ class WorkflowStore(Protocol):
         sort_dir: SortDir = "asc",
         limit: int | None = None,
         marker: str | None = None,
+        sort_dirs: Sequence[str] | None = None,
     ) -> list[WorkflowDefinitionRecord]: ...  # fmt: skip
     def update_workflow(
         self, workflow_id: str, fields: Mapping[str, Any]
@@ -530,6 +546,7 @@ class WorkflowStore(Protocol):
         sort_dir: SortDir = "asc",
         limit: int | None = None,
         marker: str | None = None,
+        sort_dirs: Sequence[str] | None = None,
     ) -> list[WorkbookRecord]: ...  # fmt: skip
     def update_workbook(
         self, workbook_id: str, fields: Mapping[str, Any]
@@ -549,6 +566,7 @@ class WorkflowStore(Protocol):
         sort_dir: SortDir = "asc",
         limit: int | None = None,
         marker: str | None = None,
+        sort_dirs: Sequence[str] | None = None,
     ) -> list[ActionDefinitionRecord]: ...  # fmt: skip
     def update_adhoc_action(
         self, action_id: str, fields: Mapping[str, Any]
@@ -583,6 +601,7 @@ class WorkflowStore(Protocol):
         sort_dir: SortDir = "asc",
         limit: int | None = None,
         marker: str | None = None,
+        sort_dirs: Sequence[str] | None = None,
     ) -> list[ExecutionRecord]: ...  # fmt: skip
     def update_execution(
         self, execution_id: str, fields: Mapping[str, Any]
@@ -607,6 +626,7 @@ class WorkflowStore(Protocol):
         sort_dir: SortDir = "asc",
         limit: int | None = None,
         marker: str | None = None,
+        sort_dirs: Sequence[str] | None = None,
     ) -> list[TaskExecutionRecord]: ...  # fmt: skip
 
     def create_action_execution(self, record: ActionExecutionRecord) -> None:
@@ -624,6 +644,7 @@ class WorkflowStore(Protocol):
         sort_dir: SortDir = "asc",
         limit: int | None = None,
         marker: str | None = None,
+        sort_dirs: Sequence[str] | None = None,
     ) -> list[ActionExecutionRecord]: ...  # fmt: skip
     def delete_action_execution(self, action_id: str) -> bool: ...
 
@@ -651,11 +672,14 @@ class Rows(Generic[Rec]):
         self, project: str | None, *, filters: Filters | None = None,
         sort_keys: Sequence[str] | None = None, sort_dir: SortDir = "asc",
         limit: int | None = None, marker: str | None = None,
+        sort_dirs: Sequence[str] | None = None,
     ) -> list[Rec]:  # fmt: skip
-        """``sort_keys`` None: the table's ``default_sort``."""
+        """``sort_keys`` None: the table's ``default_sort``; ``sort_dirs``
+        each key's direction (missing ones: ``sort_dir``)."""
         keys = self.table.default_sort if sort_keys is None else sort_keys
         accepted = check_query(self.table, filters, keys, sort_dir)
-        query = Query(project, accepted, sort_columns(keys), sort_dir, limit, marker)
+        plan = sort_plan(keys, sort_dirs, sort_dir)
+        query = Query(project, accepted, [k for k, _ in plan], [d for _, d in plan], limit, marker)
         return self.backend.rows(self.table, query)
 
     def update(self, row_id: str, fields: Mapping[str, Any]) -> Rec | None:

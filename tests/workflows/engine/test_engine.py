@@ -471,7 +471,7 @@ def test_rerun_and_skip_a_failed_task(sqlite_runner: Runner) -> None:
     done = r.wait(eid)
     assert done["state"] == "SUCCESS", done["state_info"]
     assert r.tasks(eid)["after"]["result"] == "after"
-    with pytest.raises(Conflict, match=r"Rerunning succeeded tasks is not supported\."):
+    with pytest.raises(Conflict, match=r"The current task execution must be in ERROR for rerun\."):
         rerun_task(r.store, PROJECT, r.tasks(eid)["check"]["id"])
 
     eid = r.start("rerunnable")

@@ -11,9 +11,11 @@ from convection.service import Stacks
 from convection.store import WORKFLOW
 from convection.workflows.actions import ActionRegistry, ServicePorts, default_registry
 from convection.workflows.engine import states
+from convection.workflows.engine.cron_fire import cron_sweep
 from convection.workflows.engine.frontend import WorkflowFrontEnd
 from convection.workflows.engine.operations import get_execution
 from convection.workflows.engine.services import Services
+from convection.workflows.engine.stack_port import workflows_for
 
 _ATTACHED: weakref.WeakKeyDictionary[Engine, WorkflowFrontEnd] = weakref.WeakKeyDictionary()
 
@@ -36,6 +38,8 @@ def attach(
     )
     frontend = WorkflowFrontEnd(services)
     engine.register(WORKFLOW, frontend)
+    engine.provide_workflows(workflows_for(engine.store, engine.kernel.take_up_now))
+    engine.kernel.add_sweep(cron_sweep(engine.store, engine.kernel.take_up_now))
     _ATTACHED[engine] = frontend
     return frontend
 

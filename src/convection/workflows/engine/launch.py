@@ -113,13 +113,21 @@ def _node(
     )  # fmt: skip
 
 
+def start_of(
+    execution: ExecutionRecord, spec: WorkflowSpec, now: datetime
+) -> tuple[TraversalRecord, list[NodeRecord]]:
+    """The traversal and first nodes that start ``execution``, unwritten
+    (a cron trigger writes them in its own firing's transaction)."""
+    traversal = TraversalRecord(
+        id=new_id(), action="RUN", kind=WORKFLOW, execution_id=execution.id, started_at=now
+    )
+    return traversal, start_nodes(spec, traversal.id, execution.params)
+
+
 def launch(
     store: Store, execution: ExecutionRecord, spec: WorkflowSpec, now: datetime
 ) -> TraversalRecord:
     """Write the execution RUNNING with its traversal and first nodes."""
-    traversal = TraversalRecord(
-        id=new_id(), action="RUN", kind=WORKFLOW, execution_id=execution.id, started_at=now
-    )
-    nodes = start_nodes(spec, traversal.id, execution.params)
+    traversal, nodes = start_of(execution, spec, now)
     store.workflows.create_execution(execution, traversal=traversal, nodes=nodes)
     return traversal

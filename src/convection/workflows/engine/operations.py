@@ -64,6 +64,7 @@ from convection.workflows.engine.launch import (
     new_id,
 )
 from convection.workflows.engine.step import PARKED_PAUSE, WAKE
+from convection.workflows.environments import resolve_env
 from convection.workflows.lang import WorkflowSpec, parse_workflows
 
 Body = dict[str, Any]
@@ -207,20 +208,29 @@ def create_execution(
     params: Mapping[str, Any] | None = None,
     namespace: str = "",
     description: str = "",
+    execution_id: str | None = None,
 ) -> Body:
-    """Start ``workflow`` (a name or an id): Mistral's ``POST /v2/executions``."""
+    """Start ``workflow`` (a name or an id): Mistral's ``POST /v2/executions``.
+
+    ``execution_id`` is the caller's id for it (Mistral's client-chosen
+    ``id``): when that execution exists, it is returned and nothing starts,
+    so a caller that crashed after starting it can ask again."""
+    if execution_id is not None:
+        existing = store.workflows.get_execution(execution_id)
+        if existing is not None:
+            return execution_body(_owned(existing, project, "workflow execution", execution_id))
     found = store.workflows.get_workflow(project, workflow, namespace)
     if found is None:
         raise workflow_not_found(workflow, namespace)
     spec = _spec_of(found.name, found.definition)
     given = dict(params or {})
-    env = given.get("env")
-    if env is not None and not isinstance(env, Mapping):
-        message = "params.env must be a mapping (stored environments are not supported yet)"
-        raise InvalidInput([Diagnostic(message, ("params", "env"))])
+    if given.get("env") is not None:
+        # A name is a stored environment, copied in as it is now (Mistral's).
+        given["env"] = resolve_env(store, project, given["env"])
     now = _now()
     record = ExecutionRecord(
-        id=new_id(), project=project, workflow_id=found.id, workflow_name=found.name,
+        id=execution_id or new_id(), project=project, workflow_id=found.id,
+        workflow_name=found.name,
         workflow_namespace=namespace, description=description, state=states.RUNNING,
         definition=found.definition, input=checked_input(spec, dict(input or {})),
         params={**given, "namespace": namespace}, created_at=now,
@@ -248,12 +258,14 @@ def _owned(found: R | None, project: str, what: str, row_id: str) -> R:
 def _listed(
     lister: Any, project: str, filters: Mapping[str, Any] | None, parent: Mapping[str, str],
     sort_keys: Sequence[str], sort_dir: str, limit: int | None, marker: str | None,
+    sort_dirs: Sequence[str] | None = None,
 ) -> list[Any]:  # fmt: skip
-    """One page of a listing, under its parent (an execution, a task) if given."""
+    """One page of a listing, under its parent (an execution, a task) if
+    given; ``filters`` values may carry Mistral's operators (``store.Where``)."""
     return list(
         lister(
             project, filters={**(filters or {}), **parent}, sort_keys=sort_keys,
-            sort_dir=sort_dir, limit=limit, marker=marker,
+            sort_dir=sort_dir, limit=limit, marker=marker, sort_dirs=sort_dirs,
         )
     )  # fmt: skip
 
@@ -270,10 +282,10 @@ def get_execution(store: Store, project: str, execution_id: str) -> Body:
 def list_executions(
     store: Store, project: str, *, filters: Mapping[str, Any] | None = None,
     sort_keys: Sequence[str] = ("created_at",), sort_dir: str = "asc",
-    limit: int | None = None, marker: str | None = None,
+    limit: int | None = None, marker: str | None = None, sort_dirs: Sequence[str] | None = None,
 ) -> list[Body]:  # fmt: skip
     lister = store.workflows.list_executions
-    rows = _listed(lister, project, filters, {}, sort_keys, sort_dir, limit, marker)
+    rows = _listed(lister, project, filters, {}, sort_keys, sort_dir, limit, marker, sort_dirs)
     return [execution_body(r) for r in rows]
 
 
@@ -446,12 +458,13 @@ def list_tasks(
     store: Store, project: str, *, execution_id: str | None = None,
     filters: Mapping[str, Any] | None = None, sort_keys: Sequence[str] = ("created_at",),
     sort_dir: str = "asc", limit: int | None = None, marker: str | None = None,
+    sort_dirs: Sequence[str] | None = None,
 ) -> list[Body]:  # fmt: skip
     parent = {}
     if execution_id is not None:
         parent["execution_id"] = _execution(store, project, execution_id).id
     lister = store.workflows.list_tasks
-    rows = _listed(lister, project, filters, parent, sort_keys, sort_dir, limit, marker)
+    rows = _listed(lister, project, filters, parent, sort_keys, sort_dir, limit, marker, sort_dirs)
     executions: dict[str, ExecutionRecord | None] = {}
     out = []
     for row in rows:
@@ -459,6 +472,12 @@ def list_tasks(
             executions[row.execution_id] = store.workflows.get_execution(row.execution_id)
         out.append(task_body(store, row, executions[row.execution_id]))
     return out
+
+
+RERUN_NOT_ERROR = (
+    "The current task execution must be in ERROR for rerun. "
+    "Only updating task to rerun is supported."
+)
 
 
 def rerun_task(
@@ -469,10 +488,8 @@ def rerun_task(
     its execution, which is RUNNING again. ``reset`` False (with-items
     only) keeps the items that succeeded."""
     task = _task(store, project, task_id)
-    if task.state == states.SUCCESS:
-        raise Conflict("Rerunning succeeded tasks is not supported.")
-    if task.state != states.ERROR:
-        raise Conflict(f"Invalid task state for rerun [task_id={task.id}, state={task.state}]")
+    if task.state != states.ERROR:  # Mistral's API refuses it so, for every state
+        raise Conflict(RERUN_NOT_ERROR)
     execution = _execution(store, project, task.execution_id)
     if execution.task_execution_id is not None:
         raise Conflict(
@@ -562,12 +579,13 @@ def list_action_executions(
     store: Store, project: str, *, task_execution_id: str | None = None,
     filters: Mapping[str, Any] | None = None, sort_keys: Sequence[str] = ("created_at",),
     sort_dir: str = "asc", limit: int | None = None, marker: str | None = None,
+    sort_dirs: Sequence[str] | None = None,
 ) -> list[Body]:  # fmt: skip
     parent = {}
     if task_execution_id is not None:
         parent["task_execution_id"] = _task(store, project, task_execution_id).id
     lister = store.workflows.list_action_executions
-    rows = _listed(lister, project, filters, parent, sort_keys, sort_dir, limit, marker)
+    rows = _listed(lister, project, filters, parent, sort_keys, sort_dir, limit, marker, sort_dirs)
     return [action_execution_body(store, r) for r in rows]
 
 

@@ -8,8 +8,11 @@ from __future__ import annotations
 from convection.api.routers.v2 import (
     action_executions,
     actions,
+    cron_triggers,
+    environments,
     executions,
     root,
+    sub_executions,
     tasks,
     workbooks,
     workflows,
@@ -22,8 +25,11 @@ ROUTERS = (
     workbooks.router,
     actions.router,
     executions.router,
+    sub_executions.router,
     tasks.router,
     action_executions.router,
+    cron_triggers.router,
+    environments.router,
     root.fallback,
 )
 

@@ -35,7 +35,7 @@ from convection.api.auth import (
 from convection.api.errors import ApiError
 from convection.common import Conflict, ConvectionError, InvalidInput, NotFound
 from convection.service import Stacks
-from convection.store import DefinitionExists, Store
+from convection.store import DefinitionExists, Store, Where
 from convection.workflows import NotAllowed
 
 log = logging.getLogger("convection.api")
@@ -259,10 +259,13 @@ def page_of(
     default_sort: Sequence[str] = ("created_at",),
     filters: Mapping[str, str] | None = None,
     booleans: Iterable[str] = (),
+    operators: bool = False,
 ) -> Page:
-    """Read ``marker, limit, sort_keys, sort_dirs, fields`` and the equality
-    filters (``filters`` maps Mistral's query names to the store's keys;
-    a value may be ``eq:v`` or ``in:a,b``)."""
+    """Read ``marker, limit, sort_keys, sort_dirs, fields`` and the filters
+    (``filters`` maps Mistral's query names to the store's keys). A value
+    is ``[op:]value``: with ``operators`` (a listing the store pages
+    itself) any of Mistral's operators and mixed ``sort_dirs``; without,
+    ``eq`` and ``in`` and one direction."""
     query = request.query_params
     limit_text = query.get("limit")
     limit = MAX_LIMIT
@@ -282,8 +285,8 @@ def page_of(
         if d not in ("asc", "desc"):
             raise bad_request("Unknown sort direction, must be 'desc' or 'asc'.")
     padded = dirs + ["asc"] * (len(keys) - len(dirs))
-    if len(set(padded)) > 1:
-        raise bad_request("Mixed sort directions are not supported: give one direction for all.")
+    if len(set(padded)) > 1 and not operators:
+        raise bad_request("Mixed sort directions are not supported here: give one direction.")
     wanted: dict[str, Any] = {}
     mapping = filters or {}
     kinds = set(booleans)
@@ -297,7 +300,7 @@ def page_of(
         if name not in mapping:
             allowed = sorted(mapping)
             raise bad_request(f"Unknown filter {name!r}; supported filters: {allowed}")
-        wanted[mapping[name]] = _filter_value(name, value, name in kinds)
+        wanted[mapping[name]] = _filter_value(name, value, name in kinds, operators)
     return Page(
         marker=query.get("marker") or None,
         limit=limit,
@@ -314,17 +317,29 @@ def _csv(value: str | None) -> list[str]:
     return [v.strip() for v in (value or "").split(",") if v.strip()]
 
 
-def _filter_value(name: str, value: str, boolean: bool) -> Any:
+#: Mistral's filter operators (``mistral/utils/filter_utils.py``).
+_OPERATORS: Final = ("eq", "neq", "in", "nin", "gt", "gte", "lt", "lte", "has")
+
+
+def _filter_value(name: str, value: str, boolean: bool, operators: bool) -> Any:
+    """``[op:]value`` as the store takes it: a value (``eq``), a list
+    (``in``), or a :class:`~convection.store.Where` for the others. A
+    prefix that is no operator is part of the value (``a:b`` is ``eq``)."""
     op, sep, rest = value.partition(":")
-    if sep and op in ("eq", "in"):
-        values = rest.split(",") if op == "in" else [rest]
-    elif sep and op in ("neq", "gt", "gte", "lt", "lte", "nin", "has"):
-        raise bad_request(f"Filter operator {op!r} is not supported yet [{name}]; use eq or in.")
-    else:
-        values = [value]
+    if not sep or op not in _OPERATORS:
+        op, rest = "eq", value
+    if op not in ("eq", "in") and not operators:
+        raise bad_request(f"Filter operator {op!r} is not supported here [{name}]; use eq or in.")
+    values: list[Any] = rest.split(",") if op in ("in", "nin") else [rest]
     if boolean:
-        values = [bool_param(v, name) for v in values]  # type: ignore[misc]
-    return values[0] if len(values) == 1 else values
+        if op not in ("eq", "neq", "in", "nin"):
+            raise bad_request(f"Filter operator {op!r} does not apply to {name}")
+        values = [bool_param(v, name) for v in values]
+    if op == "eq" or (op == "in" and len(values) == 1):
+        return values[0]
+    if op == "in":
+        return values
+    return Where(op, values if op == "nin" else values[0])
 
 
 def select(items: Sequence[Body], fields: Sequence[str]) -> list[Body]:

@@ -1,13 +1,15 @@
-"""``/v2/action_executions``: the runs of tasks' actions; ``PUT`` completes
-an asynchronous one (Mistral's callback for ``std.mistral_http`` and the
-like)."""
+"""``/v2/action_executions``: the runs of actions, a task's or ad-hoc;
+``POST`` runs an action outside any workflow (``run_sync``,
+``save_result``, ``timeout``), ``PUT`` completes an asynchronous one
+(Mistral's callback for ``std.mistral_http`` and the like), ``DELETE``
+removes an ended ad-hoc one where the server allows it."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 
 from convection.api.routers.v2._common import (
     PREFIX,
@@ -21,15 +23,22 @@ from convection.api.routers.v2._common import (
     bad_request,
     bool_param,
     encoded,
+    json_dict,
     listing,
     page_of,
     select_one,
 )
 from convection.common import Conflict
+from convection.service import Stacks
 from convection.workflows import (
+    ServicePorts,
+    checked_timeout,
     complete_action_execution,
+    default_registry,
+    delete_action_execution,
     get_action_execution,
     list_action_executions,
+    start_action_execution,
 )
 
 router = APIRouter(tags=["mistral: action executions"], route_class=MistralRoute)
@@ -39,10 +48,15 @@ FILTERS = {
     "id": "id",
     "name": "name",
     "state": "state",
+    "state_info": "state_info",
     "accepted": "accepted",
     "task_execution_id": "task_execution_id",
+    "created_at": "created_at",
+    "updated_at": "updated_at",
 }
 _STATES = ["SUCCESS", "ERROR", "CANCELLED", "PAUSED", "RUNNING"]
+#: Mistral's columns: ``name`` and ``workflow_namespace`` are String(255).
+MAX_NAME = 255
 
 
 def shown(body: Body, *, output: bool = True) -> Body:
@@ -53,11 +67,12 @@ def shown(body: Body, *, output: bool = True) -> Body:
 
 
 def _listed(request: Request, principal: Reader, store: StoreDep, task_id: str | None) -> Body:
-    page = page_of(request, filters=FILTERS, booleans=("accepted",))
+    page = page_of(request, filters=FILTERS, booleans=("accepted",), operators=True)
     include_output = bool_param(request.query_params.get("include_output"), "include_output")
     items = list_action_executions(
         store, principal.project, task_execution_id=task_id, filters=page.filters or None,
         sort_keys=page.sort_keys, sort_dir=page.sort_dir, limit=page.limit, marker=page.marker,
+        sort_dirs=page.sort_dirs,
     )  # fmt: skip
     return listing(
         request, "action_executions", [shown(i, output=include_output) for i in items], page
@@ -110,3 +125,47 @@ def update(principal: Writer, store: StoreDep, action_execution_id: str, body: J
     except Conflict as exc:
         raise MistralError(400, str(exc)) from None
     return shown(done)
+
+
+def _flag(params: Body, name: str) -> bool:
+    value = params.get(name)
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    return bool_param(str(value), f"params.{name}")
+
+
+@router.post(
+    PREFIX + "/action_executions", status_code=201, summary="Run an action outside a workflow"
+)
+async def create(request: Request, principal: Writer, store: StoreDep, body: JsonBody) -> Body:
+    name = body.get("name")
+    if not name:
+        raise bad_request("Please provide at least action name to run action.")
+    namespace = body.get("workflow_namespace") or ""
+    if not isinstance(name, str) or not isinstance(namespace, str):
+        raise bad_request("name and workflow_namespace must be text")
+    if len(name) > MAX_NAME or len(namespace) > MAX_NAME:
+        raise bad_request(f"name and workflow_namespace are at most {MAX_NAME} characters")
+    params = json_dict(body.get("params"), "params")
+    stacks: Stacks = request.app.state.stacks
+    done = await start_action_execution(
+        store, default_registry(), principal.project, name,
+        input=json_dict(body.get("input"), "input"), namespace=namespace,
+        run_sync=_flag(params, "run_sync"), save_result=_flag(params, "save_result"),
+        timeout=checked_timeout(params.get("timeout")), ports=ServicePorts(stacks),
+        limits=stacks.config.limits,
+    )  # fmt: skip
+    return shown(done)
+
+
+@router.delete(
+    PREFIX + "/action_executions/{action_execution_id}",
+    status_code=204,
+    summary="Delete an ended ad-hoc action execution (when the server allows it)",
+)
+def delete(
+    request: Request, principal: Writer, store: StoreDep, action_execution_id: str
+) -> Response:
+    allowed = bool(request.app.state.api_settings.allow_action_execution_deletion)
+    delete_action_execution(store, principal.project, action_execution_id, allowed=allowed)
+    return Response(status_code=204)

@@ -23,7 +23,7 @@ from convection.api.routers.v2._common import (
     select_one,
 )
 from convection.api.routers.v2.tasks import TASK_FILTERS, shown_task
-from convection.common import Conflict, NotFound
+from convection.common import Conflict
 from convection.workflows import (
     create_execution,
     delete_execution,
@@ -44,8 +44,12 @@ FILTERS = {
     "workflow_name": "workflow_name",
     "workflow_namespace": "workflow_namespace",
     "state": "state",
+    "state_info": "state_info",
+    "description": "description",
     "task_execution_id": "task_execution_id",
     "root_execution_id": "root_execution_id",
+    "created_at": "created_at",
+    "updated_at": "updated_at",
 }
 _ALLOWED = ("RUNNING", "PAUSED", "SUCCESS", "ERROR", "CANCELLED")
 
@@ -59,13 +63,17 @@ def shown(body: Body, *, output: bool = True) -> Body:
     return encoded(out, JSON_FIELDS)
 
 
+#: Mistral's column is a String(36): a uuid.
+MAX_CLIENT_ID = 36
+
+
 @router.get("", summary="List executions")
 def list_(request: Request, principal: Reader, store: StoreDep) -> Body:
-    page = page_of(request, filters=FILTERS)
+    page = page_of(request, filters=FILTERS, operators=True)
     include_output = bool_param(request.query_params.get("include_output"), "include_output")
     items = list_executions(
         store, principal.project, filters=page.filters or None, sort_keys=page.sort_keys,
-        sort_dir=page.sort_dir, limit=page.limit, marker=page.marker,
+        sort_dir=page.sort_dir, limit=page.limit, marker=page.marker, sort_dirs=page.sort_dirs,
     )  # fmt: skip
     return listing(request, "executions", [shown(i, output=include_output) for i in items], page)
 
@@ -73,14 +81,9 @@ def list_(request: Request, principal: Reader, store: StoreDep) -> Body:
 @router.post("", status_code=201, summary="Start an execution")
 def create(principal: Writer, store: StoreDep, body: JsonBody) -> Body:
     project = principal.project
-    client_id = body.get("id")
-    if client_id:
-        try:
-            return shown(get_execution(store, project, str(client_id)))
-        except NotFound:
-            raise bad_request(
-                "Client-chosen execution ids are not supported yet: omit 'id'."
-            ) from None
+    client_id = str(body["id"]) if body.get("id") else None
+    if client_id is not None and len(client_id) > MAX_CLIENT_ID:
+        raise bad_request(f"id must be at most {MAX_CLIENT_ID} characters")
     params = json_dict(body.get("params"), "params")
     workflow_input = json_dict(body.get("input"), "input")
     description = str(body.get("description") or "")
@@ -100,7 +103,7 @@ def create(principal: Writer, store: StoreDep, body: JsonBody) -> Body:
     namespace = str(body.get("workflow_namespace") or params.pop("namespace", "") or "")
     made = create_execution(
         store, project, str(workflow), input=workflow_input, params=params,
-        namespace=namespace, description=description,
+        namespace=namespace, description=description, execution_id=client_id,
     )  # fmt: skip
     return shown(made)
 
@@ -156,9 +159,10 @@ def delete(principal: Writer, store: StoreDep, execution_id: str, force: str = "
 
 @router.get("/{execution_id}/tasks", summary="List an execution's tasks")
 def tasks(request: Request, principal: Reader, store: StoreDep, execution_id: str) -> Body:
-    page = page_of(request, filters=TASK_FILTERS, booleans=("processed",))
+    page = page_of(request, filters=TASK_FILTERS, booleans=("processed",), operators=True)
     items = list_tasks(
         store, principal.project, execution_id=execution_id, filters=page.filters or None,
         sort_keys=page.sort_keys, sort_dir=page.sort_dir, limit=page.limit, marker=page.marker,
+        sort_dirs=page.sort_dirs,
     )  # fmt: skip
     return listing(request, "tasks", [shown_task(i) for i in items], page)

@@ -35,7 +35,12 @@ TASK_FILTERS = {
     "state": "state",
     "type": "type",
     "processed": "processed",
+    "state_info": "state_info",
     "workflow_execution_id": "execution_id",
+    "created_at": "created_at",
+    "updated_at": "updated_at",
+    "started_at": "started_at",
+    "finished_at": "finished_at",
 }
 
 
@@ -51,10 +56,10 @@ def shown_task(body: Body) -> Body:
 
 @router.get("", summary="List tasks")
 def list_(request: Request, principal: Reader, store: StoreDep) -> Body:
-    page = page_of(request, filters=TASK_FILTERS, booleans=("processed",))
+    page = page_of(request, filters=TASK_FILTERS, booleans=("processed",), operators=True)
     items = list_tasks(
         store, principal.project, filters=page.filters or None, sort_keys=page.sort_keys,
-        sort_dir=page.sort_dir, limit=page.limit, marker=page.marker,
+        sort_dir=page.sort_dir, limit=page.limit, marker=page.marker, sort_dirs=page.sort_dirs,
     )  # fmt: skip
     return listing(request, "tasks", [shown_task(i) for i in items], page)
 
@@ -82,8 +87,6 @@ def update(principal: Writer, store: StoreDep, task_id: str, body: JsonBody) -> 
         if state == "SKIPPED":
             done = skip_task(store, principal.project, task_id)
         else:
-            if current["state"] != "ERROR":
-                raise bad_request("The current task execution must be in ERROR for rerun.")
             if body.get("reset") is None:
                 raise bad_request("Reset field is mandatory to rerun task.")
             env = json_dict(body.get("env"), "env") or None
