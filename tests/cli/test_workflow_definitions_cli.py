@@ -433,8 +433,3 @@ def test_graph_draws_a_stored_workflow(cli: CLI) -> None:
     assert {(e["from"], e["to"]) for e in wb_graph["edges"]} == {("announce", "finish")}
     code, _, err = cli("workflow", "graph", "missing_wf")
     assert code == 1 and "Workflow not found [workflow_identifier=missing_wf" in err
-
-
-def test_store_commands_refuse_a_server_url(cli: CLI) -> None:
-    code, _, err = cli("--url", "http://127.0.0.1:9", "workflow", "list")
-    assert code == 2 and "no server route yet" in err

@@ -17,12 +17,18 @@ that calls the server's REST API instead: both kinds of service satisfy
 :class:`StackService`, the methods the commands call, so every command's
 output and exit code are the same in both modes. Commands that need the
 store itself (engine, server, token) use :attr:`Invocation.local_stacks`.
+The workflow-family commands (workflow, workbook, action, execution, task,
+action-execution) call :attr:`Invocation.workflows` the same way: a
+:class:`~convection.cli.workflow_service.WorkflowService`, the workflow
+operations on this process's store
+(:class:`~convection.cli.local_workflows.LocalWorkflows`) or the server's
+Mistral ``/v2`` API (:class:`~convection.cli.remote.workflows.RemoteWorkflows`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -31,7 +37,11 @@ import typer
 
 if TYPE_CHECKING:
     from convection.cli.config import Effective, Settings
+    from convection.cli.local_workflows import LocalWorkflows
     from convection.cli.remote.stacks import RemoteStacks
+    from convection.cli.remote.watch import Runner
+    from convection.cli.remote.workflows import RemoteWorkflows
+    from convection.cli.workflow_service import WorkflowService
     from convection.model import StackInputs
     from convection.service import StackPatch, StackReads, Stacks
     from convection.store import Store
@@ -56,13 +66,6 @@ def redact_url(url: str) -> str:
 
 
 Dicts = list[dict[str, Any]]
-
-
-class Runner(Protocol):
-    """What ``--wait`` runs while it polls: the embedded engine, or (against
-    a server, which runs the engine) something that only waits."""
-
-    def run(self, *, until: Callable[[], bool] | None = None) -> Coroutine[Any, Any, None]: ...
 
 
 class StackReading(Protocol):
@@ -199,6 +202,7 @@ class Invocation:
     _stacks: Stacks | None = None
     _reads: StackReads | None = None
     _remote: RemoteStacks | None = None
+    _workflows: LocalWorkflows | RemoteWorkflows | None = None
 
     @property
     def effective(self) -> Effective:
@@ -261,6 +265,24 @@ class Invocation:
         return self._reads
 
     @property
+    def workflows(self) -> WorkflowService:
+        """The workflow operations: the server's Mistral API with ``--url``;
+        otherwise this process's store (opened when an operation needs it)."""
+        if self._workflows is None:
+            if self.remote:
+                from convection.cli.remote.workflows import RemoteWorkflows
+
+                token = self.settings.token
+                assert self.settings.url is not None
+                secret = token.get_secret_value() if token else None
+                self._workflows = RemoteWorkflows(self.settings.url, secret)
+            else:
+                from convection.cli.local_workflows import LocalWorkflows
+
+                self._workflows = LocalWorkflows(lambda: self.store, lambda: self.local_stacks)
+        return self._workflows
+
+    @property
     def store(self) -> Store:
         """This process's store, opened on first use."""
         if self._store is None:
@@ -288,7 +310,7 @@ class Invocation:
                     default_timeout_mins=settings.stack_timeout_mins,
                 ),
             )
-            self._stacks = Stacks(self.store, config=config)
+            self._stacks = Stacks(self.store, config=config, on_engine=_with_workflows)
         return self._stacks
 
     def default(self, name: str, value: Any) -> None:
@@ -317,6 +339,9 @@ class Invocation:
         if self._remote is not None:
             self._remote.close()
             self._remote = None
+        if self._workflows is not None:
+            self._workflows.close()
+            self._workflows = None
         if self._store is not None:
             self._store.close()
             self._store = None
@@ -331,3 +356,11 @@ def invocation(ctx: typer.Context) -> Invocation:
         root.obj = Invocation()
         root.call_on_close(root.obj.close)
     return root.obj
+
+
+def _with_workflows(stacks: Stacks) -> None:
+    """One kernel for stacks and workflow executions, here as in ``convection
+    engine``: a stack's OS::Mistral resources need the workflow layer."""
+    from convection.workflows import engine_for
+
+    engine_for(stacks)

@@ -3,16 +3,18 @@ as python-mistralclient's ``openstack workflow execution``, ``openstack task
 execution`` and ``openstack action execution`` handle them.
 
 The operations are :mod:`convection.workflows.engine.operations`' on the
-store (``--db``, ``--project``). ``execution create`` records the execution
-and returns at once, as Mistral's API does; the work happens when an engine
-runs: ``convection engine``, or ``execution create --wait``, which runs the
-engine in its own process and shows progress until the execution ends
-(:mod:`convection.cli.execution_wait`). Pause, resume and cancel change the
+store (``--db``, ``--project``), or a server's Mistral API with ``--url``:
+both are the invocation's :class:`~convection.cli.workflow_service.WorkflowService`,
+so output and exit codes are the same. ``execution create`` records the
+execution and returns at once, as Mistral's API does; the work happens when
+an engine runs: ``convection engine``, or ``execution create --wait``, which
+runs the engine in its own process and shows progress until the execution
+ends (:mod:`convection.cli.execution_wait`); against a server, which runs
+the engine, ``--wait`` only watches. Pause, resume and cancel change the
 store; the engine that runs next acts on them.
 
 Tables have python-mistralclient's columns; JSON and YAML carry Mistral's
-REST bodies. The server has no ``/v2`` routes yet, so ``--url`` is refused
-(exit 2).
+REST bodies.
 """
 
 from __future__ import annotations
@@ -27,7 +29,6 @@ import typer
 
 from convection.cli.context import Invocation, invocation
 from convection.cli.output import Format, emit, print_diagnostics, stderr, stdout
-from convection.cli.remote import REFUSED
 from convection.cli.stack_common import cell, print_table
 from convection.cli.workflow import (
     LimitOpt,
@@ -36,6 +37,7 @@ from convection.cli.workflow import (
     SortKeysOpt,
     each_name,
     listed_rows,
+    service,
     sort_options,
 )
 from convection.common import InvalidInput
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
 
 _LATER = (
     " Without --wait the execution is recorded and this returns at once; the work is done"
-    " by `convection engine` or by a command run with --wait."
+    " by `convection engine` or by a command run with --wait (with --url, by the server)."
 )
 
 app = typer.Typer(
@@ -125,22 +127,6 @@ CUT = 25
 
 
 # -- shared -----------------------------------------------------------------------------
-def _local(ctx: typer.Context) -> Invocation:
-    """The invocation, on this process's store: the server has no ``/v2``
-    routes yet, so ``--url`` is refused (exit 2)."""
-    inv = invocation(ctx)
-    if inv.remote:
-        stderr.print(
-            "error: the execution, task and action-execution commands have no server route "
-            "yet (Mistral's /v2 API comes later); they work on a local store (--db), so they "
-            "cannot run with --url or CONVECTION_URL set.",
-            markup=False,
-            highlight=False,
-        )
-        raise typer.Exit(REFUSED)
-    return inv
-
-
 def _cell(value: Any) -> str:
     """A table cell: ``<none>`` for nothing, never read as Rich markup
     (a State info holds ``[task_ex_id=...]``)."""
@@ -276,21 +262,20 @@ def execution_create(
         bool,
         typer.Option(
             "--wait",
-            help="Run the engine here and show progress until the execution ends; exit 1 "
-            "unless it ends SUCCESS. Ctrl-C stops waiting and leaves it running.",
+            help="Run the engine here (with --url, watch the server run it) and show "
+            "progress until the execution ends; exit 1 unless it ends SUCCESS. Ctrl-C stops "
+            "waiting and leaves it running.",
         ),
     ] = False,
     fmt: FormatOpt = Format.table,
 ) -> int:
-    from convection.workflows import create_execution
-
-    inv = _local(ctx)
+    inv = invocation(ctx)
+    workflows, project = service(ctx)
     try:
         given = _mapping(workflow_input, "--input")
         params = _params(param)
-        created = create_execution(
-            inv.store,
-            inv.project,
+        created = workflows.create_execution(
+            project,
             workflow,
             input=given,
             params=params,
@@ -305,7 +290,7 @@ def execution_create(
         return 0
     from convection.cli.execution_wait import wait_here
 
-    result = wait_here(inv.local_stacks, inv.project, created["id"], _console(fmt))
+    result = wait_here(workflows, project, created["id"], _console(fmt))
     # What it was run for; a failure's output is its State info again.
     output = result.execution["output"] if result.state == "SUCCESS" else None
     _show_execution(result.execution, fmt, **({"Output": output} if output else {}))
@@ -318,9 +303,10 @@ def _report(inv: Invocation, result: ExecutionWaitResult) -> None:
     from convection.cli.execution_wait import failure_line, resume_hint
 
     if result.interrupted:
-        stderr.print(resume_hint(result, inv.command()), markup=False, highlight=False)
+        hint = resume_hint(result, inv.command(), remote=inv.remote)
+        stderr.print(hint, markup=False, highlight=False)
     elif result.state != "SUCCESS":
-        line = failure_line(result, inv.command())
+        line = failure_line(result, inv.command(), remote=inv.remote)
         stderr.print(f"error: {line}", markup=False, highlight=False)
 
 
@@ -338,14 +324,11 @@ def execution_list(
     fmt: FormatOpt = Format.table,
 ) -> int:
     """List the project's workflow executions."""
-    from convection.workflows import list_executions
-
-    inv = _local(ctx)
+    workflows, project = service(ctx)
     keys, direction = sort_options(sort_keys, sort_dirs)
     items = listed_rows(
-        lambda: list_executions(
-            inv.store,
-            inv.project,
+        lambda: workflows.list_executions(
+            project,
             filters=_filters(workflow_name=workflow, state=state),
             sort_keys=keys,
             sort_dir=direction,
@@ -362,20 +345,16 @@ def execution_show(
     ctx: typer.Context, execution: ExecutionArg, fmt: FormatOpt = Format.table
 ) -> int:
     """Show one workflow execution."""
-    from convection.workflows import get_execution
-
-    inv = _local(ctx)
-    _show_execution(get_execution(inv.store, inv.project, execution), fmt)
+    workflows, project = service(ctx)
+    _show_execution(workflows.get_execution(project, execution), fmt)
     return 0
 
 
 def _set_state(
     ctx: typer.Context, execution: str, state: str, fmt: Format, info: str | None
 ) -> int:
-    from convection.workflows import update_execution
-
-    inv = _local(ctx)
-    body = update_execution(inv.store, inv.project, execution, state=state, state_info=info)
+    workflows, project = service(ctx)
+    body = workflows.update_execution(project, execution, state=state, state_info=info)
     _show_execution(body, fmt)
     return 0
 
@@ -422,12 +401,10 @@ def execution_delete(
     ] = False,
 ) -> int:
     """Delete executions that have ended, with their tasks and action executions."""
-    from convection.workflows import delete_execution
-
-    inv = _local(ctx)
+    workflows, project = service(ctx)
     return each_name(
         executions,
-        lambda e: delete_execution(inv.store, inv.project, e, force=force),
+        lambda e: workflows.delete_execution(project, e, force=force),
         "execution",
     )
 
@@ -435,20 +412,16 @@ def execution_delete(
 @app.command("input")
 def execution_input(ctx: typer.Context, execution: ExecutionArg) -> int:
     """Print an execution's input as JSON."""
-    from convection.workflows import get_execution
-
-    inv = _local(ctx)
-    _dumped(get_execution(inv.store, inv.project, execution)["input"])
+    workflows, project = service(ctx)
+    _dumped(workflows.get_execution(project, execution)["input"])
     return 0
 
 
 @app.command("output")
 def execution_output(ctx: typer.Context, execution: ExecutionArg) -> int:
     """Print an execution's output as JSON (an error's is {"result": why})."""
-    from convection.workflows import get_execution
-
-    inv = _local(ctx)
-    _dumped(get_execution(inv.store, inv.project, execution)["output"])
+    workflows, project = service(ctx)
+    _dumped(workflows.get_execution(project, execution)["output"])
     return 0
 
 
@@ -468,14 +441,11 @@ def task_list(
     fmt: FormatOpt = Format.table,
 ) -> int:
     """List task executions: the project's, or one execution's."""
-    from convection.workflows import list_tasks
-
-    inv = _local(ctx)
+    workflows, project = service(ctx)
     keys, direction = sort_options(sort_keys, sort_dirs)
     items = listed_rows(
-        lambda: list_tasks(
-            inv.store,
-            inv.project,
+        lambda: workflows.list_tasks(
+            project,
             execution_id=execution,
             filters=_filters(state=state),
             sort_keys=keys,
@@ -495,10 +465,8 @@ def _show_task(body: dict[str, Any], fmt: Format) -> None:
 @task_app.command("show")
 def task_show(ctx: typer.Context, task: TaskArg, fmt: FormatOpt = Format.table) -> int:
     """Show one task execution."""
-    from convection.workflows import get_task
-
-    inv = _local(ctx)
-    _show_task(get_task(inv.store, inv.project, task), fmt)
+    workflows, project = service(ctx)
+    _show_task(workflows.get_task(project, task), fmt)
     return 0
 
 
@@ -522,15 +490,13 @@ def task_rerun(
 ) -> int:
     """Run a failed task again; its execution is RUNNING again and the next
     engine (`convection engine`) carries on."""
-    from convection.workflows import rerun_task
-
-    inv = _local(ctx)
+    workflows, project = service(ctx)
     try:
         extra = _mapping(env, "--env")
     except InvalidInput as exc:
         print_diagnostics(exc.diagnostics, fmt)
         return 1
-    _show_task(rerun_task(inv.store, inv.project, task, reset=not no_reset, env=extra), fmt)
+    _show_task(workflows.rerun_task(project, task, reset=not no_reset, env=extra), fmt)
     return 0
 
 
@@ -538,18 +504,14 @@ def task_rerun(
 def task_skip(ctx: typer.Context, task: TaskArg, fmt: FormatOpt = Format.table) -> int:
     """Skip a failed task: it ends SKIPPED and the workflow goes on by
     on-skip (or on-success); the next engine carries on."""
-    from convection.workflows import skip_task
-
-    inv = _local(ctx)
-    _show_task(skip_task(inv.store, inv.project, task), fmt)
+    workflows, project = service(ctx)
+    _show_task(workflows.skip_task(project, task), fmt)
     return 0
 
 
 def _task_field(ctx: typer.Context, task: str, key: str) -> int:
-    from convection.workflows import get_task
-
-    inv = _local(ctx)
-    _dumped(get_task(inv.store, inv.project, task)[key])
+    workflows, project = service(ctx)
+    _dumped(workflows.get_task(project, task)[key])
     return 0
 
 
@@ -580,14 +542,11 @@ def action_execution_list(
     fmt: FormatOpt = Format.table,
 ) -> int:
     """List action executions: the project's, or one task's."""
-    from convection.workflows import list_action_executions
-
-    inv = _local(ctx)
+    workflows, project = service(ctx)
     keys, direction = sort_options(sort_keys, sort_dirs)
     items = listed_rows(
-        lambda: list_action_executions(
-            inv.store,
-            inv.project,
+        lambda: workflows.list_action_executions(
+            project,
             task_execution_id=task,
             sort_keys=keys,
             sort_dir=direction,
@@ -600,10 +559,8 @@ def action_execution_list(
 
 
 def _action_execution(ctx: typer.Context, action: str) -> dict[str, Any]:
-    from convection.workflows import get_action_execution
-
-    inv = _local(ctx)
-    return get_action_execution(inv.store, inv.project, action)
+    workflows, project = service(ctx)
+    return workflows.get_action_execution(project, action)
 
 
 @action_execution_app.command("show")

@@ -1,12 +1,15 @@
 """``execution create --wait``: run the embedded engine here and show the
-execution's progress, as ``stack create --wait`` does for a stack.
+execution's progress, as ``stack create --wait`` does for a stack; against
+a server (``--url``), which runs the engine, only watch it.
 
 The loop is :func:`convection.cli.progress.watch`'s (the engine on this
 process's event loop, a poll a few times a second, Ctrl-C once to stop the
-engine with running jobs recording their outcome, twice to abandon them);
+engine with running jobs recording their outcome, twice to abandon them;
+with a server, a :class:`~convection.cli.remote.watch.ServerWatch` in the
+engine's place, polls that back off, and Ctrl-C stops only the watching);
 what it polls and draws is here: the execution's state and its tasks
-(``list_tasks``), by state, those in flight by name, the failed ones with
-their ``state_info``, and the time elapsed.
+(``list_tasks``, of the store or the server), by state, those in flight by
+name, the failed ones with their ``state_info``, and the time elapsed.
 
 On a terminal the display is live (Rich); anywhere else it prints one line
 per task state change (``TIME [task]: STATE  state_info``), which reads
@@ -27,8 +30,7 @@ from rich.text import Text
 from convection.cli.progress import SHOWN_IN_FLIGHT, watch
 
 if TYPE_CHECKING:
-    from convection.service import Stacks
-    from convection.store import Store
+    from convection.cli.workflow_service import WorkflowService
 
 #: Execution states in which the engine still has work (Mistral's).
 ACTIVE = frozenset({"RUNNING", "IDLE"})
@@ -71,20 +73,28 @@ class ExecutionWaitResult:
         return 0 if self.state == "SUCCESS" else 1
 
 
-class ExecutionPoller:
-    """One execution and its tasks, read from the store."""
+class ExecutionReads(Protocol):
+    """What a poll reads (a :class:`~convection.cli.workflow_service.WorkflowService`)."""
 
-    def __init__(self, store: Store, project: str, execution_id: str) -> None:
-        self.store = store
+    def get_execution(self, project: str, execution_id: str) -> dict[str, Any]: ...
+
+    def list_tasks(
+        self, project: str, *, execution_id: str | None = None
+    ) -> list[dict[str, Any]]: ...
+
+
+class ExecutionPoller:
+    """One execution and its tasks, read from the store or the server."""
+
+    def __init__(self, reads: ExecutionReads, project: str, execution_id: str) -> None:
+        self.reads = reads
         self.project = project
         self.execution_id = execution_id
         self._seen: dict[str, str] = {}
 
     def poll(self, elapsed: float, stopping: bool) -> ExecutionFrame:
-        from convection.workflows import get_execution, list_tasks
-
-        execution = get_execution(self.store, self.project, self.execution_id)
-        tasks = list_tasks(self.store, self.project, execution_id=self.execution_id)
+        execution = self.reads.get_execution(self.project, self.execution_id)
+        tasks = self.reads.list_tasks(self.project, execution_id=self.execution_id)
         changes = [t for t in tasks if self._seen.get(t["id"]) != t["state"]]
         self._seen = {t["id"]: t["state"] for t in tasks}
         return ExecutionFrame(elapsed, execution, tasks, changes, stopping)
@@ -226,22 +236,31 @@ def make_execution_view(console: Console) -> ExecutionView:
 
 
 def wait_here(
-    stacks: Stacks, project: str, execution_id: str, console: Console
+    workflows: WorkflowService, project: str, execution_id: str, console: Console
 ) -> ExecutionWaitResult:
-    """Run the engine here until the execution ends (or pauses), or Ctrl-C."""
-    from convection.workflows import engine_for
-
-    engine = engine_for(stacks)
-    poller = ExecutionPoller(stacks.store, project, execution_id)
+    """Until the execution ends (or pauses), or Ctrl-C: the engine runs here,
+    or (a server's service) the server runs it and this only watches."""
+    poller = ExecutionPoller(workflows, project, execution_id)
     view = make_execution_view(console)
-    frame, interrupted = watch(engine, poller, view)
+    frame, interrupted = watch(workflows.engine, poller, view)
     view.close(frame)
     return ExecutionWaitResult(frame.execution, frame.tasks, interrupted)
 
 
-def resume_hint(result: ExecutionWaitResult, command: str) -> str:
-    """After Ctrl-C: the execution is still running in the store."""
+def resume_hint(result: ExecutionWaitResult, command: str, *, remote: bool = False) -> str:
+    """After Ctrl-C: the execution is still running in the store (or on
+    the server, which goes on with it)."""
     execution_id = result.execution["id"]
+    if remote:
+        lines = ["Stopped watching. The server goes on with the execution."]
+        if result.state in ACTIVE:
+            lines += [
+                "To see where it is:",
+                f"  {command} execution show {execution_id}",
+                "To stop it instead:",
+                f"  {command} execution cancel {execution_id}",
+            ]
+        return "\n".join(lines)
     lines = ["Interrupted. What was running has been recorded."]
     if result.state in ACTIVE:
         lines += [
@@ -253,10 +272,12 @@ def resume_hint(result: ExecutionWaitResult, command: str) -> str:
     return "\n".join(lines)
 
 
-def failure_line(result: ExecutionWaitResult, command: str) -> str:
+def failure_line(result: ExecutionWaitResult, command: str, *, remote: bool = False) -> str:
     """Why the execution did not end SUCCESS."""
     e = result.execution
     head = f"Execution {e['id']} ({e['workflow_name']}) {e['state']}"
+    if result.state == "PAUSED" and remote:
+        return f"{head}: resume it with `{command} execution resume {e['id']}`."
     if result.state == "PAUSED":
         return (
             f"{head}: resume it with `{command} execution resume {e['id']}`, then run "

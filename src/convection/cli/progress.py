@@ -39,14 +39,14 @@ from rich.console import Console, Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from convection.cli.remote.watch import ServerWatch, backoff
+from convection.cli.remote.watch import Runner, ServerWatch, backoff
 
 if TYPE_CHECKING:
     # asyncio is imported where a wait runs: every stack command imports
     # this module, and most never wait.
     import asyncio
 
-    from convection.cli.context import Runner, StackReading, StackService
+    from convection.cli.context import StackReading, StackService
 
 #: Bounds of the polling interval (seconds); it grows when a poll is slow,
 #: so drawing never takes more than about a fifth of the engine's loop.

@@ -5,9 +5,12 @@
 listed, each with ``file:line:column`` and its path); ``create``,
 ``update``, ``list``, ``show``, ``delete`` and ``definition`` keep
 definitions in the store (``--db``, ``--project``), through
-:mod:`convection.workflows.definitions`; ``workflow graph`` draws a file's
-or a stored workflow's transitions or ``requires``. JSON and YAML output
-carry Mistral's REST field names. Executions are ``cli/execution.py``'s.
+:mod:`convection.workflows.definitions`, or on a server (``--url``)
+through its Mistral API: both are the invocation's
+:class:`~convection.cli.workflow_service.WorkflowService`, so output and exit codes
+are the same. ``workflow graph`` draws a file's or a stored workflow's
+transitions or ``requires``. JSON and YAML output carry Mistral's REST
+field names. Executions are ``cli/execution.py``'s.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from convection.cli.context import Invocation, invocation
+from convection.cli.context import invocation
 from convection.cli.output import (
     Format,
     emit,
@@ -31,13 +34,11 @@ from convection.cli.output import (
     simple_table,
     stderr,
 )
-from convection.cli.remote import REFUSED
+from convection.cli.workflow_service import DefinitionKind, WorkflowService
 from convection.common import ConvectionError, InvalidInput
 
 if TYPE_CHECKING:
     from convection.common import Diagnostics
-    from convection.store import Store
-    from convection.workflows import Uploaded
 
 # The language is imported by the commands that use it: ``workflow --help``
 # needs none of it (yaql and Jinja are not cheap to import).
@@ -124,20 +125,11 @@ def action_validate(definition: FileArg, fmt: FormatOpt = Format.table) -> int:
     return _validated(definition, parse_actions, fmt)
 
 
-def _local(ctx: typer.Context) -> Invocation:
-    """The invocation, for a command that works on this process's store:
-    the server has no workflow routes yet, so ``--url`` is refused (exit 2)."""
+def service(ctx: typer.Context) -> tuple[WorkflowService, str]:
+    """The invocation's workflow operations (the store's, or with ``--url``
+    the server's) and its project."""
     inv = invocation(ctx)
-    if inv.remote:
-        stderr.print(
-            "error: the workflow, workbook and action commands that store definitions have "
-            "no server route yet; they work on a local store (--db), so they cannot run "
-            "with --url or CONVECTION_URL set.",
-            markup=False,
-            highlight=False,
-        )
-        raise typer.Exit(REFUSED)
-    return inv
+    return inv.workflows, inv.project
 
 
 def _scope(public: bool) -> Any:
@@ -238,62 +230,13 @@ def listed_rows(call: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]
 
 # -- the commands the three groups share -------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class _Operations:
-    """One kind's operations (:mod:`convection.workflows.definitions`), loaded
-    by the command that runs: ``--help`` must not import the language."""
-
-    create: Callable[..., Uploaded]
-    update: Callable[..., Uploaded]
-    list: Callable[..., list[dict[str, Any]]]
-    get: Callable[[Store, str, str, str], dict[str, Any]]
-    delete: Callable[[Store, str, str, str], None]
-
-
-def _workflow_operations() -> _Operations:
-    from convection import workflows as w
-
-    return _Operations(
-        create=w.create_workflows,
-        update=w.update_workflows,
-        list=w.list_workflows,
-        get=w.get_workflow,
-        delete=w.delete_workflow,
-    )
-
-
-def _workbook_operations() -> _Operations:
-    from convection import workflows as w
-
-    return _Operations(
-        create=w.create_workbook,
-        update=w.update_workbook,
-        list=w.list_workbooks,
-        get=w.get_workbook,
-        delete=w.delete_workbook,
-    )
-
-
-def _action_operations() -> _Operations:
-    from convection import workflows as w
-
-    return _Operations(
-        create=w.create_actions,
-        update=w.update_actions,
-        list=w.list_actions,
-        get=w.get_action,
-        delete=w.delete_action,
-    )
-
-
-@dataclass(frozen=True, slots=True)
 class _Kind:
     """What the groups' shared commands differ in, so that one body serves
     all three: the noun (messages, and the arguments ``NOUN``, ``NOUNS``),
     the table's columns, and whether an upload is one definition."""
 
-    noun: str
+    noun: DefinitionKind
     columns: Sequence[tuple[str, str]]
-    operations: Callable[[], _Operations]
     one_help: str
     many_help: str
     one_per_upload: bool = False
@@ -327,22 +270,23 @@ def _upload_table(kind: _Kind, items: list[dict[str, Any]]) -> None:
 def _upload(
     ctx: typer.Context,
     kind: _Kind,
-    operation: Callable[[_Operations], Callable[..., Uploaded]],
     definition: Path,
     namespace: str,
     public: bool,
     fmt: Format,
-    **extra: Any,
+    *,
+    update: bool = False,
+    identifier: str | None = None,
 ) -> int:
     """One kind's create or update: read, upload and print."""
-    stored = operation(kind.operations())
-    inv = _local(ctx)
+    workflows, project = service(ctx)
 
     def upload(text: str, source: str) -> Any:
-        scope = _scope(public)
-        return stored(
-            inv.store, inv.project, text, source=source, namespace=namespace, scope=scope, **extra
-        )
+        options: dict[str, Any] = {"source": source, "namespace": namespace}
+        options["scope"] = _scope(public)
+        if update:
+            return workflows.update(project, kind.noun, text, identifier=identifier, **options)
+        return workflows.create(project, kind.noun, text, **options)
 
     return _uploaded(definition, fmt, upload, lambda items: _upload_table(kind, items))
 
@@ -355,7 +299,7 @@ def _create(kind: _Kind) -> Callable[..., int]:
         public: PublicOpt = False,
         fmt: FormatOpt = Format.table,
     ) -> int:
-        return _upload(ctx, kind, lambda o: o.create, definition, namespace, public, fmt)
+        return _upload(ctx, kind, definition, namespace, public, fmt)
 
     return create
 
@@ -368,7 +312,7 @@ def _update(kind: _Kind) -> Callable[..., int]:
         public: PublicOpt = False,
         fmt: FormatOpt = Format.table,
     ) -> int:
-        return _upload(ctx, kind, lambda o: o.update, definition, namespace, public, fmt)
+        return _upload(ctx, kind, definition, namespace, public, fmt, update=True)
 
     return update
 
@@ -384,13 +328,12 @@ def _list(kind: _Kind) -> Callable[..., int]:
         sort_dirs: SortDirOpt = "asc",
         fmt: FormatOpt = Format.table,
     ) -> int:
-        lister = kind.operations().list
-        inv = _local(ctx)
+        workflows, project = service(ctx)
         keys, direction = sort_options(sort_keys, sort_dirs)
         items = listed_rows(
-            lambda: lister(
-                inv.store,
-                inv.project,
+            lambda: workflows.list(
+                project,
+                kind.noun,
                 namespace=namespace,
                 filters=_filter_options(filters),
                 sort_keys=keys,
@@ -409,9 +352,8 @@ def _show(kind: _Kind) -> Callable[..., int]:
     def show(
         ctx: typer.Context, target: str, namespace: NamespaceOpt = "", fmt: FormatOpt = Format.table
     ) -> int:
-        get = kind.operations().get
-        inv = _local(ctx)
-        item = get(inv.store, inv.project, target, namespace)
+        workflows, project = service(ctx)
+        item = workflows.get(project, kind.noun, target, namespace)
         emit(item, fmt, lambda: _one_table(kind.columns, item))
         return 0
 
@@ -421,9 +363,8 @@ def _show(kind: _Kind) -> Callable[..., int]:
 
 def _definition(kind: _Kind) -> Callable[..., int]:
     def definition(ctx: typer.Context, target: str, namespace: NamespaceOpt = "") -> int:
-        get = kind.operations().get
-        inv = _local(ctx)
-        typer.echo(get(inv.store, inv.project, target, namespace)["definition"], nl=False)
+        workflows, project = service(ctx)
+        typer.echo(workflows.get(project, kind.noun, target, namespace)["definition"], nl=False)
         return 0
 
     argument = Annotated[str, typer.Argument(help=kind.one_help)]
@@ -432,9 +373,9 @@ def _definition(kind: _Kind) -> Callable[..., int]:
 
 def _delete(kind: _Kind) -> Callable[..., int]:
     def delete(ctx: typer.Context, target: list[str], namespace: NamespaceOpt = "") -> int:
-        remove = kind.operations().delete
-        inv = _local(ctx)
-        return each_name(target, lambda n: remove(inv.store, inv.project, n, namespace), kind.noun)
+        workflows, project = service(ctx)
+        remove = workflows.delete
+        return each_name(target, lambda n: remove(project, kind.noun, n, namespace), kind.noun)
 
     argument = Annotated[list[str], typer.Argument(help=kind.many_help)]
     return _named(delete, f"{kind.noun}s", argument)
@@ -471,7 +412,6 @@ _WORKFLOW = _Kind(
         ("created_at", "Created at"),
         ("updated_at", "Updated at"),
     ),
-    operations=_workflow_operations,
     one_help="Workflow name or ID.",
     many_help="Workflow names or IDs.",
 )
@@ -495,14 +435,7 @@ def workflow_update(
 ) -> int:
     """Update the stored workflows of the document's names (or the one of --id)."""
     return _upload(
-        ctx,
-        _WORKFLOW,
-        lambda o: o.update,
-        definition,
-        namespace,
-        public,
-        fmt,
-        identifier=workflow_id,
+        ctx, _WORKFLOW, definition, namespace, public, fmt, update=True, identifier=workflow_id
     )
 
 
@@ -516,14 +449,16 @@ _register(
 )
 
 
-def _stored_workflow(store: Store, project: str, name: str, namespace: str) -> Any:
+def _stored_workflow(ctx: typer.Context, name: str, namespace: str) -> Any:
     """A stored workflow's spec; a workbook's has no ``version`` of its own."""
-    from convection.workflows import get_workflow_record, parse_workflows
+    from convection.workflows import parse_workflows
 
-    record = get_workflow_record(store, project, name, namespace)
-    specs, diags = parse_workflows(record.definition, record.name)
+    workflows, project = service(ctx)
+    record = workflows.get(project, "workflow", name, namespace)
+    text, source = str(record["definition"]), str(record["name"])
+    specs, diags = parse_workflows(text, source)
     if diags.has_errors:
-        again, more = parse_workflows("version: '2.0'\n" + record.definition, record.name)
+        again, more = parse_workflows("version: '2.0'\n" + text, source)
         if not more.has_errors:
             specs, diags = again, more
     if diags.has_errors or len(specs) != 1:
@@ -558,8 +493,7 @@ def workflow_graph(
 
     path = Path(definition)
     if not path.is_file():
-        inv = _local(ctx)
-        spec = _stored_workflow(inv.store, inv.project, definition, namespace)
+        spec = _stored_workflow(ctx, definition, namespace)
     else:
         specs, diags = parse_workflows(_read(path), str(path))
         if diags.has_errors:
@@ -596,7 +530,6 @@ _WORKBOOK = _Kind(
         ("created_at", "Created at"),
         ("updated_at", "Updated at"),
     ),
-    operations=_workbook_operations,
     one_help="Workbook name.",
     many_help="Workbook names.",
     one_per_upload=True,
@@ -627,7 +560,6 @@ _ACTION = _Kind(
         ("created_at", "Created at"),
         ("updated_at", "Updated at"),
     ),
-    operations=_action_operations,
     one_help="Ad-hoc action name or ID.",
     many_help="Ad-hoc action names or IDs.",
 )
@@ -655,15 +587,22 @@ def action_list(
     """List the actions a task can run: the system ones (built-ins and every
     plugin of the ``convection.actions`` entry point group) and the ad-hoc
     ones of the store."""
-    from convection.workflows import list_actions
-
-    inv = _local(ctx)
-    body = list_actions(inv.store, inv.project, namespace=namespace, is_system=system)
+    workflows, project = service(ctx)
+    body = workflows.actions(project, namespace=namespace, is_system=system)
     emit(body, fmt, lambda: _rows_table(_ACTION_LIST, body))
     return 0
 
 
-def _system_parameters(cls: Any) -> dict[str, Any]:
+def _system_parameters(name: str) -> dict[str, Any] | None:
+    """A system action's input with types and defaults, from this process's
+    registry (Mistral's API has no field for them); None if it has no such
+    action."""
+    from convection.workflows import default_registry
+
+    registry = default_registry()
+    if name not in set(registry.names()):
+        return None
+    cls = registry.lookup(name)
     return {
         p: {
             "type": list(spec.types),
@@ -685,15 +624,11 @@ def action_show(
 ) -> int:
     """Show one action: a system one's input with types and defaults (secret
     inputs marked), or an ad-hoc one."""
-    from convection.workflows import default_registry, get_action, system_action_body
-
-    registry = default_registry()
-    if name in set(registry.names()):
-        body = system_action_body(registry.lookup(name))
-        body["parameters"] = _system_parameters(registry.lookup(name))
-    else:
-        inv = _local(ctx)
-        body = get_action(inv.store, inv.project, name, namespace, registry=registry)
+    workflows, project = service(ctx)
+    body = workflows.get(project, "action", name, namespace)
+    parameters = _system_parameters(name) if body["is_system"] else None
+    if parameters is not None:
+        body["parameters"] = parameters
 
     def table() -> None:
         _one_table(_ACTION.columns, body)
@@ -717,10 +652,8 @@ def action_definition(
     namespace: NamespaceOpt = "",
 ) -> int:
     """Print a stored ad-hoc action's definition text."""
-    from convection.workflows import get_action
-
-    inv = _local(ctx)
-    body = get_action(inv.store, inv.project, name, namespace)
+    workflows, project = service(ctx)
+    body = workflows.get(project, "action", name, namespace)
     if body["definition"] is None:
         raise InvalidInput.single(f"{name} is a system action: it has no definition text")
     typer.echo(body["definition"], nl=False)

@@ -12,7 +12,7 @@ built here contains it.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
@@ -65,10 +65,19 @@ def service_error(status: int, body: Any) -> ConvectionError:
     if kind in _CONFLICTS or status == 409:
         return Conflict(message)
     if status in (401, 403):
-        return ConvectionError(
-            f"The server refused the request ({status}): {message} "
-            "Check --token (CONVECTION_TOKEN) and --project."
-        )
+        return refused(status, message)
+    return unexpected(status, message)
+
+
+def refused(status: int, message: str) -> ConvectionError:
+    """A refused token or project (401, 403), worded the same for every API."""
+    return ConvectionError(
+        f"The server refused the request ({status}): {message} "
+        "Check --token (CONVECTION_TOKEN) and --project."
+    )
+
+
+def unexpected(status: int, message: str) -> ConvectionError:
     return ConvectionError(f"The server answered {status}: {message or 'no explanation'}")
 
 
@@ -80,14 +89,28 @@ def _diagnostics(message: str) -> list[Diagnostic]:
     ]
 
 
-class ServerClient:
-    """One HTTP connection pool to a server, for one CLI invocation."""
+#: Turns an error answer (status, JSON body) into the service's exception.
+ErrorMap = Callable[[int, Any], ConvectionError]
 
-    def __init__(self, url: str, token: str | None, *, timeout: float = TIMEOUT) -> None:
+
+class ServerClient:
+    """One HTTP connection pool to a server, for one CLI invocation; error
+    answers are read by ``errors`` (Heat's by default; Mistral's ``/v2``
+    has a body of its own, :mod:`.mistral`)."""
+
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        *,
+        timeout: float = TIMEOUT,
+        errors: ErrorMap = service_error,
+    ) -> None:
         headers = {"Accept": "application/json", "User-Agent": "convection-cli"}
         if token:
             headers[TOKEN_HEADER] = token
         self.url = url
+        self._errors = errors
         self._http = httpx.Client(base_url=url, headers=headers, timeout=timeout)
 
     def close(self) -> None:
@@ -100,12 +123,17 @@ class ServerClient:
         *,
         body: Mapping[str, Any] | None = None,
         params: Params = (),
+        text: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        errors: ErrorMap | None = None,
     ) -> Any:
-        """Send a request; the answer's JSON (None when it has no body), or
-        the service's exception for an error answer."""
-        response = self._send(method, path, body, params)
+        """Send a request (a JSON ``body``, or ``text`` as ``text/plain``);
+        the answer's JSON (None when it has no body), or the service's
+        exception for an error answer (``errors`` for this call only)."""
+        response = self._send(method, path, body, params, text=text, headers=headers)
         if response.status_code >= 400:
-            raise service_error(response.status_code, self._json(response, quiet=True))
+            read = errors or self._errors
+            raise read(response.status_code, self._json(response, quiet=True))
         if not response.content:
             return None
         return self._json(response, quiet=False)
@@ -116,7 +144,7 @@ class ServerClient:
         path = f"{prefix(project)}/stacks/{quote(name_or_id, safe='')}"
         response = self._send("GET", path, None, ())
         if response.status_code >= 400:
-            raise service_error(response.status_code, self._json(response, quiet=True))
+            raise self._errors(response.status_code, self._json(response, quiet=True))
         location = response.headers.get("location")
         if response.status_code != 302 or not location:
             raise ConvectionError(f"The server at {self.url} did not redirect a stack lookup.")
@@ -124,10 +152,23 @@ class ServerClient:
         return stack_path(project, unquote(name), unquote(stack_id))
 
     def _send(
-        self, method: str, path: str, body: Mapping[str, Any] | None, params: Params
+        self,
+        method: str,
+        path: str,
+        body: Mapping[str, Any] | None,
+        params: Params,
+        *,
+        text: str | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> httpx.Response:
+        sent = dict(headers or {})
+        if text is not None:
+            sent["Content-Type"] = "text/plain"
+        content = None if text is None else text.encode("utf-8")
         try:
-            return self._http.request(method, path, json=body, params=list(params))
+            return self._http.request(
+                method, path, json=body, content=content, params=list(params), headers=sent
+            )
         except httpx.TimeoutException:
             raise ConvectionError(f"The server at {self.url} did not answer in time.") from None
         except httpx.HTTPError as exc:

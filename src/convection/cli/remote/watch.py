@@ -10,7 +10,16 @@ rather than a read of a local file.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
+
+
+class Runner(Protocol):
+    """What ``--wait`` runs while it polls: the embedded engine, or (against
+    a server, which runs the engine) something that only waits."""
+
+    def run(self, *, until: Callable[[], bool] | None = None) -> Coroutine[Any, Any, None]: ...
+
 
 #: How often the stop condition is looked at (seconds); it is a flag, not a request.
 CHECK_SECONDS = 0.05
