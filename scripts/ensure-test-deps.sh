@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Install the system packages the software-configuration tests need: a real
 # OpenSSH server (the SSH transport is tested against sshd on loopback) and
-# the OpenSSH client (ansible-playbook's ssh connection uses it), and sudo
-# (the SSH transport's optional sudo is tested for real).
+# the OpenSSH client (ansible-playbook's ssh connection uses it), sudo
+# (the SSH transport's optional sudo is tested for real), and OpenLDAP's
+# slapd with ldap-utils (examples/cluster-workflow's directory runs a real
+# provider and consumer, each as an unprivileged user on its own address).
 #
 # Why a script and not a pytest skip: a test suite that silently skips its SSH
 # tests on a machine without sshd proves nothing. CI machines start fresh, so
@@ -23,6 +25,8 @@ need=()
 [[ -x /usr/sbin/sshd ]] || need+=(openssh-server)
 command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)
 [[ -x /usr/bin/sudo ]] || need+=(sudo)
+[[ -x /usr/sbin/slapd ]] || need+=(slapd)
+command -v ldapadd >/dev/null 2>&1 && command -v ldapsearch >/dev/null 2>&1 || need+=(ldap-utils)
 
 if [[ ${#need[@]} -eq 0 ]]; then
     exit 0
@@ -34,6 +38,26 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 
 export DEBIAN_FRONTEND=noninteractive
+# Debian's slapd postinst starts a system slapd (and sshd's starts sshd):
+# the tests start their own servers, so no package may start a service.
+# policy-rc.d answering 101 tells invoke-rc.d "not allowed"; ours is removed
+# afterwards, an existing one is left alone.
+policy=/usr/sbin/policy-rc.d
+own_policy=0
+if [[ ! -e $policy ]]; then
+    printf '#!/bin/sh\nexit 101\n' > "$policy"
+    chmod 0755 "$policy"
+    own_policy=1
+fi
+trap '[[ $own_policy -eq 1 ]] && rm -f "$policy"' EXIT
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 echo "ensure-test-deps: installed ${need[*]}"
+# Belt and braces: a system slapd must not hold port 389 or run at boot.
+if [[ " ${need[*]} " == *" slapd "* ]]; then
+    if command -v systemctl >/dev/null 2>&1 && [[ -d /run/systemd/system ]]; then
+        systemctl disable --now slapd >/dev/null 2>&1 || true
+    elif [[ -x /etc/init.d/slapd ]]; then
+        /etc/init.d/slapd stop >/dev/null 2>&1 || true
+    fi
+fi
