@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +152,28 @@ def test_graceful_stop_leaves_work_for_the_next_server(
     states = [(e.resource_name, e.resource_status) for e in heat.events.list(stack_id)]
     assert states.count(("pause", "CREATE_IN_PROGRESS")) == 1  # taken up, not restarted
     assert ("after", "CREATE_COMPLETE") in states
+
+
+def test_no_engine_serves_while_a_separate_engine_does_the_work(
+    tmp_path: Path, launch: Any, settle: Any
+) -> None:
+    """``server --no-engine`` answers and records; the work waits for a
+    ``convection engine`` process on the same store, which takes it up."""
+    db = f"sqlite:///{tmp_path / 'apart.db'}"
+    api = launch(db, "--no-engine")
+    assert "No engine here (--no-engine)" in api.logs()
+    heat = Client("1", endpoint=api.endpoint("demo"), token="t")
+    stack_id = heat.stacks.create(stack_name="apart", template=SLOW)["stack"]["id"]
+    time.sleep(1.5)  # several scans of an engine, were there one
+    assert heat.stacks.get(stack_id).stack_status == "CREATE_IN_PROGRESS"
+    env = {"CONVECTION_CONFIG": str(tmp_path / "absent.toml"), "PATH": "/usr/bin:/bin"}
+    engine = subprocess.Popen(
+        [CONVECTION, "--db", db, "engine", "--until-idle"],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+    )  # fmt: skip
+    try:
+        assert settle(heat, stack_id).stack_status == "CREATE_COMPLETE"
+        assert engine.wait(120) == 0
+    finally:
+        if engine.poll() is None:
+            engine.kill()

@@ -421,3 +421,26 @@ def test_cron_trigger_needs_a_pattern_or_a_first_time() -> None:
     assert [(d.path, d.message) for d in diags] == [
         (path, "At least one of the following properties must be specified: pattern, first_time.")
     ]
+
+
+HIDDEN = """
+parameters:
+  password: {type: string, hidden: true, default: s3cr3t-Pa55}
+resources:
+  wf:
+    type: OS::Mistral::Workflow
+    properties:
+      type: direct
+      input: {password: {get_param: password}}
+      tasks: [{name: a, action: std.noop}]
+"""
+
+
+def test_hidden_parameters_are_masked_in_the_workflow_attributes(env: Env) -> None:
+    assert env.create(HIDDEN)["stack_status"] == "CREATE_COMPLETE"
+    env.stacks.signal(PROJECT, "s", "wf", {})
+    shown = env.resource("wf")["attributes"]
+    assert shown["data"]["input"] == {"password": "******"}
+    assert shown["executions"][0]["input"] == {"password": "******"}
+    assert "s3cr3t-Pa55" not in str(shown)
+    assert "s3cr3t-Pa55" not in str(env.stacks.events(PROJECT, "s"))

@@ -67,11 +67,18 @@ def server(
             help="Accept any token; the tenant id in the URL is the project. Loopback only.",
         ),
     ] = False,
+    no_engine: Annotated[
+        bool,
+        typer.Option(
+            "--no-engine",
+            help="Serve the APIs only; `convection engine` processes on the same --db do the work.",
+        ),
+    ] = False,
 ) -> int:
     """Serve Heat's orchestration API v1 (python-heatclient and `openstack stack`
-    work against it) and run the engine. Requests need an X-Auth-Token from
-    `convection token create` on the same --db. OpenAPI documentation is at
-    /docs, health at /healthz."""
+    work against it) and Mistral's v2, and run the engine. Requests need an
+    X-Auth-Token from `convection token create` on the same --db. OpenAPI
+    documentation is at /docs, health at /healthz."""
     host, port = parse_bind(bind)
     if no_auth and not is_loopback(host):
         raise InvalidInput.single(
@@ -92,7 +99,8 @@ def server(
     stacks = inv.local_stacks
     configure_logging()
     authenticator = _authenticator(stacks.store, no_auth=no_auth)
-    app = create_app(stacks, ApiSettings(), authenticator=authenticator)
+    settings = ApiSettings(run_engine=not no_engine)
+    app = create_app(stacks, settings, authenticator=authenticator)
     log.info(
         "Convection API on http://%s:%d/v1/{project} (store %s, %s)",
         bind.rpartition(":")[0],
@@ -100,6 +108,8 @@ def server(
         redact_url(inv.db_url),
         "no auth" if no_auth else "token auth",
     )
+    if no_engine:
+        log.info("No engine here (--no-engine): `convection engine` on this store does the work")
     if not no_auth:
         _hint_without_tokens(stacks.store, inv.command())
     config = uvicorn.Config(

@@ -118,6 +118,7 @@ def deliver(
     data: Mapping[str, Any],
     nested: NestedFor | None = None,
     workflows: WorkflowService | None = None,
+    secrets: tuple[str, ...] = (),
 ) -> SignalPeer | None:
     """Hand the stored signal ``signal_id`` to the plugin, record its event,
     mark it consumed and wake the stack's sleeping nodes. Returns the signal
@@ -128,7 +129,7 @@ def deliver(
         for earlier in _await_turn(store, stack, row, signal_id):
             _take_over(store, plugin, stack, row, earlier, nested, workflows)
         detail = asyncio.run(
-            _deliver(store, plugin(), stack, row, signal_id, data, nested, workflows)
+            _deliver(store, plugin(), stack, row, signal_id, data, nested, workflows, secrets)
         )
     except BaseException:
         # Refused (or broken): still on record, but no longer pending, so
@@ -190,6 +191,7 @@ async def _deliver(
     data: Mapping[str, Any],
     nested: NestedFor | None = None,
     workflows: WorkflowService | None = None,
+    secrets: tuple[str, ...] = (),
 ) -> str | SignalPeer | None:
     detail: str | SignalPeer | None = None
     for _ in range(ATTEMPTS):
@@ -205,6 +207,7 @@ async def _deliver(
             view=StackView(store.list_resources(stack.id, current_only=True)),
             nested=None if nested is None else nested(fresh),
             workflows=workflows,
+            secrets=secrets,
         )
         try:
             detail = await plugin.signal(ctx, fresh.properties, dict(data))

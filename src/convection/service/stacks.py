@@ -371,10 +371,20 @@ class Stacks(StackReads):
         forward = stack_signals.deliver(
             self.store, plugin_cls, stack, row, signal_id, data, self._signal_nested(stack),
             None if workflows is None else workflows(stack.project, in_engine=False),
+            self._secrets(stack) if plugin_cls.signal_updates_attributes else (),
         )  # fmt: skip
         if forward is not None:
             self.signal(project, stack.id, forward.resource, forward.details)
         return signal_id
+
+    def _secrets(self, stack: StackRecord) -> tuple[str, ...]:
+        """The stack's hidden parameter texts, for a plugin that shows what
+        it was given (attributes read again after a signal)."""
+        if stack.template_id is None:
+            return ()
+        definition = self._definitions.get(self.store, self.registry, stack, stack.template_id)
+        params = None if definition is None else definition.parameters
+        return () if params is None else params.hidden_texts()
 
     def _signal_nested(self, stack: StackRecord) -> stack_signals.NestedFor:
         """``ctx.nested`` for a signalled resource (an AutoScalingGroup

@@ -13,13 +13,14 @@ has it (``WorkflowService.start_execution``).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
-from convection.common import ConvectionError
+from convection.common import JSON, ConvectionError
 from convection.resources._context import ResourceContext
 from convection.resources._plugin import ResourceFailure
 from convection.resources._workflows import Body, NoWorkflowService, WorkflowService
+from convection.software import redact
 
 T = TypeVar("T")
 
@@ -97,3 +98,18 @@ def execution_view(execution: Body) -> dict[str, Any]:
         key: execution.get(key)
         for key in ("id", "workflow_name", "created_at", "updated_at", "state", "input", "output")
     }
+
+
+def redacted(value: JSON, secrets: tuple[str, ...]) -> JSON:
+    """``value`` with the stack's hidden parameter values masked wherever
+    they appear: an attribute is API output, and a Workflow's input may
+    carry a password from a hidden parameter (Heat shows it; we do not)."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return redact(value, secrets)
+    if isinstance(value, Mapping):
+        return {k: redacted(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redacted(v, secrets) for v in value]
+    return value

@@ -52,6 +52,7 @@ from convection.resources.mistral._service import (
     execution_id,
     execution_view,
     make_once,
+    redacted,
     service,
 )
 
@@ -231,9 +232,9 @@ class MistralWorkflow(ResourcePlugin):
 
     async def attribute(self, ctx: ResourceContext, props: Properties, name: str) -> JSON:
         if name == "data":
-            return {"name": ctx.physical_id, "input": props.get("input")}
+            return redacted({"name": ctx.physical_id, "input": props.get("input")}, ctx.secrets)
         if name == "executions":
-            return await _execution_views(ctx)
+            return redacted(await _execution_views(ctx), ctx.secrets)
         if name == "alarm_url":
             cred = signal_urls.stored(ctx.data)
             if cred is None or ctx.physical_id is None:

@@ -361,6 +361,13 @@ def select_one(item: Body, fields: Sequence[str], known: Iterable[str] | None = 
     return {f: item.get(f) for f in wanted}
 
 
+def with_fields(item: Body, fields: str) -> Body:
+    """A show route's ``?fields=a,b`` (Mistral's): those fields and ``id``,
+    or the whole body when none are asked for."""
+    wanted = [f for f in fields.split(",") if f]
+    return select_one(item, wanted) if wanted else item
+
+
 def listing(request: Request, collection: str, items: Sequence[Body], page: Page) -> Body:
     """Mistral's envelope: ``{collection: [...], "next": url}``, ``next``
     only when the page is full."""

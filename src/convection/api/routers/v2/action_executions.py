@@ -26,7 +26,7 @@ from convection.api.routers.v2._common import (
     json_dict,
     listing,
     page_of,
-    select_one,
+    with_fields,
 )
 from convection.common import Conflict
 from convection.service import Stacks
@@ -91,9 +91,9 @@ def of_task(request: Request, principal: Reader, store: StoreDep, task_id: str) 
 
 @router.get(PREFIX + "/action_executions/{action_execution_id}", summary="Show an action execution")
 def show(principal: Reader, store: StoreDep, action_execution_id: str, fields: str = "") -> Body:
-    body = shown(get_action_execution(store, principal.project, action_execution_id))
-    wanted = [f for f in fields.split(",") if f]
-    return select_one(body, wanted) if wanted else body
+    return with_fields(
+        shown(get_action_execution(store, principal.project, action_execution_id)), fields
+    )
 
 
 def _output(value: Any) -> Any:

@@ -19,7 +19,7 @@ from convection.api.routers.v2._common import (
     listing,
     page_of,
     scope_param,
-    select_one,
+    with_fields,
 )
 from convection.api.routers.v2.workflows import validation
 from convection.common import InvalidInput
@@ -120,9 +120,7 @@ def update_one(
 def show(
     principal: Reader, store: StoreDep, identifier: str, namespace: str = "", fields: str = ""
 ) -> Body:
-    body = get_action(store, principal.project, identifier, namespace)
-    wanted = [f for f in fields.split(",") if f]
-    return select_one(body, wanted) if wanted else body
+    return with_fields(get_action(store, principal.project, identifier, namespace), fields)
 
 
 @router.delete("/{identifier}", status_code=204, summary="Delete an ad-hoc action")

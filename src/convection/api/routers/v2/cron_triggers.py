@@ -23,7 +23,7 @@ from convection.api.routers.v2._common import (
     listing,
     page_of,
     scope_param,
-    select_one,
+    with_fields,
 )
 from convection.workflows import (
     create_cron_trigger,
@@ -85,9 +85,7 @@ def list_(request: Request, principal: Reader, store: StoreDep, scope: str | Non
 
 @router.get("/{identifier}", summary="Show a cron trigger (by name or id)")
 def show(principal: Reader, store: StoreDep, identifier: str, fields: str = "") -> Body:
-    body = shown(get_cron_trigger(store, principal.project, identifier))
-    wanted = [f for f in fields.split(",") if f]
-    return select_one(body, wanted) if wanted else body
+    return with_fields(shown(get_cron_trigger(store, principal.project, identifier)), fields)
 
 
 @router.post("", status_code=201, summary="Create a cron trigger")

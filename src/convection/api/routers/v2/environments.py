@@ -23,7 +23,7 @@ from convection.api.routers.v2._common import (
     listing,
     page_of,
     scope_param,
-    select_one,
+    with_fields,
 )
 from convection.workflows import (
     create_environment,
@@ -67,9 +67,7 @@ def list_(request: Request, principal: Reader, store: StoreDep, scope: str | Non
 
 @router.get("/{name}", summary="Show an environment")
 def show(principal: Reader, store: StoreDep, name: str, fields: str = "") -> Body:
-    body = shown(get_environment(store, principal.project, name))
-    wanted = [f for f in fields.split(",") if f]
-    return select_one(body, wanted) if wanted else body
+    return with_fields(shown(get_environment(store, principal.project, name)), fields)
 
 
 @router.post("", status_code=201, summary="Create an environment")

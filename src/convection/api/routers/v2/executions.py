@@ -20,7 +20,7 @@ from convection.api.routers.v2._common import (
     json_dict,
     listing,
     page_of,
-    select_one,
+    with_fields,
 )
 from convection.api.routers.v2.tasks import TASK_FILTERS, shown_task
 from convection.common import Conflict
@@ -110,9 +110,7 @@ def create(principal: Writer, store: StoreDep, body: JsonBody) -> Body:
 
 @router.get("/{execution_id}", summary="Show an execution")
 def show(principal: Reader, store: StoreDep, execution_id: str, fields: str = "") -> Body:
-    body = shown(get_execution(store, principal.project, execution_id))
-    wanted = [f for f in fields.split(",") if f]
-    return select_one(body, wanted) if wanted else body
+    return with_fields(shown(get_execution(store, principal.project, execution_id)), fields)
 
 
 @router.put("/{execution_id}", summary="Pause, resume or stop an execution; its description or env")

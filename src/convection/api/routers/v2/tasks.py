@@ -21,7 +21,7 @@ from convection.api.routers.v2._common import (
     json_dict,
     listing,
     page_of,
-    select_one,
+    with_fields,
 )
 from convection.common import Conflict
 from convection.workflows import get_task, list_tasks, rerun_task, skip_task
@@ -66,9 +66,7 @@ def list_(request: Request, principal: Reader, store: StoreDep) -> Body:
 
 @router.get("/{task_id}", summary="Show a task")
 def show(principal: Reader, store: StoreDep, task_id: str, fields: str = "") -> Body:
-    body = shown_task(get_task(store, principal.project, task_id))
-    wanted = [f for f in fields.split(",") if f]
-    return select_one(body, wanted) if wanted else body
+    return with_fields(shown_task(get_task(store, principal.project, task_id)), fields)
 
 
 @router.put("/{task_id}", summary="Rerun (state RUNNING) or skip (state SKIPPED) a task")

@@ -16,7 +16,7 @@ from convection.api.routers.v2._common import (
     listing,
     page_of,
     scope_param,
-    select_one,
+    with_fields,
 )
 from convection.api.routers.v2.workflows import validation
 from convection.common import InvalidInput
@@ -80,9 +80,7 @@ def validate(principal: Reader, text: Text) -> Body:
 def show(
     principal: Reader, store: StoreDep, name: str, namespace: str = "", fields: str = ""
 ) -> Body:
-    body = get_workbook(store, principal.project, name, namespace)
-    wanted = [f for f in fields.split(",") if f]
-    return select_one(body, wanted) if wanted else body
+    return with_fields(get_workbook(store, principal.project, name, namespace), fields)
 
 
 @router.delete("/{name}", status_code=204, summary="Delete a workbook")

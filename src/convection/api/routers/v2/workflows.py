@@ -16,7 +16,7 @@ from convection.api.routers.v2._common import (
     listing,
     page_of,
     scope_param,
-    select_one,
+    with_fields,
 )
 from convection.common import InvalidInput
 from convection.workflows import (
@@ -96,9 +96,7 @@ def validate(principal: Reader, text: Text) -> Body:
 def show(
     principal: Reader, store: StoreDep, identifier: str, namespace: str = "", fields: str = ""
 ) -> Body:
-    body = shown(get_workflow(store, principal.project, identifier, namespace))
-    wanted = [f for f in fields.split(",") if f]
-    return select_one(body, wanted) if wanted else body
+    return with_fields(shown(get_workflow(store, principal.project, identifier, namespace)), fields)
 
 
 @router.put("/{identifier}", summary="Update one workflow (by id or name)")
