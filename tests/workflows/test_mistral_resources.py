@@ -444,3 +444,14 @@ def test_hidden_parameters_are_masked_in_the_workflow_attributes(env: Env) -> No
     assert shown["executions"][0]["input"] == {"password": "******"}
     assert "s3cr3t-Pa55" not in str(shown)
     assert "s3cr3t-Pa55" not in str(env.stacks.events(PROJECT, "s"))
+
+
+def test_a_refused_definition_is_told_at_the_properties_that_wrote_it(env: Env) -> None:
+    """The service checks the generated document; its errors name the
+    template's property paths, not lines of a text the author never saw."""
+    bad = GREETER.replace("publish: {said: <% task().result %>}", "publish: {said: <% $.x( %>}")
+    shown = env.create(bad)
+    assert shown["stack_status"] == "CREATE_FAILED"
+    reason = env.resource("greeter")["resource_status_reason"]
+    assert "resources.greeter: properties.tasks[0].publish.said: Parse error" in reason
+    assert "workflow:" not in reason  # no line:column of the generated text

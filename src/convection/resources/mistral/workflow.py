@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 
 import yaml
 
-from convection.common import JSON, Diagnostic, Path
+from convection.common import JSON, Diagnostic, InvalidInput, Path, format_path
 from convection.hot import AllowedValues, Length, has_functions
 from convection.resources import signal_urls
 from convection.resources._context import ResourceContext
@@ -187,7 +187,9 @@ class MistralWorkflow(ResourcePlugin):
         name = workflow_name(ctx, props)
         text = definition(name, props)
         stored = await make_once(
-            ctx, lambda: _restore(wf, name, text), lambda: _first(wf.create_workflows(text))
+            ctx,
+            lambda: _restore(wf, name, text),
+            lambda: _first(wf.create_workflows(text), props),
         )
         await ctx.set_physical_id(str(stored["name"]))
         return None
@@ -195,8 +197,8 @@ class MistralWorkflow(ResourcePlugin):
     async def update(self, ctx: ResourceContext, props: Properties) -> Token:
         wf = service(ctx, self.type_name)
         name = ctx.physical_id or workflow_name(ctx, props)
-        stored = await call(wf.update_workflows(definition(name, props)))
-        await ctx.set_data({**ctx.data, "name": stored[0]["name"]})
+        stored = await call(_first(wf.update_workflows(definition(name, props)), props))
+        await ctx.set_data({**ctx.data, "name": stored["name"]})
         return None
 
     async def delete(self, ctx: ResourceContext, props: Properties) -> Token:
@@ -252,8 +254,28 @@ async def _restore(wf: WorkflowService, name: str, text: str) -> Body | None:
     return await _first(wf.update_workflows(text))
 
 
-async def _first(stored: Awaitable[list[Body]]) -> Body:
-    return (await stored)[0]
+async def _first(stored: Awaitable[list[Body]], props: Properties | None = None) -> Body:
+    """The one stored workflow; the service's refusal of the generated
+    definition is told at the properties that made it (``tasks[1].publish.x``),
+    since the generated text's lines mean nothing to the template's author."""
+    try:
+        return (await stored)[0]
+    except InvalidInput as exc:
+        tasks = [t.get("name") for t in (props or {}).get("tasks") or ()]
+        raise ResourceFailure(
+            "; ".join(f"{_property_path(d.path, tasks)}: {d.message}" for d in exc.diagnostics)
+        ) from exc
+
+
+def _property_path(path: Path, tasks: list[Any]) -> str:
+    """A path in the generated document (``wf.tasks.say.wait-before``) as
+    the property path that wrote it (``properties.tasks[1].wait_before``)."""
+    rest = [str(p).replace("-", "_") if isinstance(p, str) else p for p in path[1:]]
+    if len(rest) >= 2 and rest[0] == "tasks" and path[2] in tasks:
+        rest = ["tasks", tasks.index(path[2]), *rest[2:]]
+    elif rest[:1] == ["input"]:
+        rest = ["input"]  # the names come from the input property's keys
+    return format_path(("properties", *rest))
 
 
 def workflow_name(ctx: ResourceContext, props: Properties) -> str:
