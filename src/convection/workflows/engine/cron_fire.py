@@ -34,11 +34,9 @@ from typing import Final
 
 from convection.common import ConvectionError
 from convection.store import CronFire, CronTriggerRecord, ExecutionRecord, Store
-from convection.workflows.engine import states
 from convection.workflows.engine.cron_triggers import next_time
-from convection.workflows.engine.launch import checked_input, initial_context, start_of
-from convection.workflows.engine.operations import _spec_of
-from convection.workflows.environments import resolve_env
+from convection.workflows.engine.launch import start_of
+from convection.workflows.engine.operations import new_execution
 from convection.workflows.lang import WorkflowSpec
 
 _log = logging.getLogger(__name__)
@@ -81,19 +79,11 @@ def _execution(
     found = store.workflows.get_workflow(trigger.project, trigger.workflow_id, namespace)
     if found is None:
         raise ConvectionError(f"workflow {trigger.workflow_name} ({trigger.workflow_id}) is gone")
-    spec = _spec_of(found.name, found.definition)
-    if params.get("env") is not None:
-        params["env"] = resolve_env(store, trigger.project, params["env"])
-    record = ExecutionRecord(
-        id=execution_id(trigger.id, trigger.next_execution_time), project=trigger.project,
-        workflow_id=found.id, workflow_name=found.name, workflow_namespace=namespace,
-        description=_description(trigger), state=states.RUNNING, definition=found.definition,
-        input=checked_input(spec, dict(trigger.workflow_input)),
-        params={**params, "namespace": namespace}, created_at=now,
+    return new_execution(
+        store, trigger.project, found, execution_id(trigger.id, trigger.next_execution_time),
+        input=trigger.workflow_input, params=params, namespace=namespace,
+        description=_description(trigger), now=now,
     )  # fmt: skip
-    context = initial_context(spec, record)
-    fields = {f: getattr(record, f) for f in record.__dataclass_fields__}
-    return ExecutionRecord(**{**fields, "context": context}), spec
 
 
 def _firing(store: Store, trigger: CronTriggerRecord, now: datetime) -> CronFire:

@@ -35,7 +35,7 @@ from convection.store import CronTriggerRecord, Store
 from convection.workflows.definitions import _visible, workflow_not_found
 from convection.workflows.engine.data import mistral_time
 from convection.workflows.engine.launch import checked_input
-from convection.workflows.engine.operations import _spec_of
+from convection.workflows.engine.operations import spec_of
 from convection.workflows.environments import checked_size
 
 Body = dict[str, Any]
@@ -186,7 +186,7 @@ def create_cron_trigger(
     if found is None:
         raise workflow_not_found(identifier, namespace)
     given = dict(workflow_input or {})
-    checked_input(_spec_of(found.name, found.definition), given)
+    checked_input(spec_of(found.name, found.definition), given)
     checked_size(given, "workflow_input", "CronTrigger")
     checked_size(params, "workflow_params", "CronTrigger")
     record = CronTriggerRecord(

@@ -51,6 +51,7 @@ from convection.store import (
     UpdateNode,
     UpdateTaskExecution,
     UpdateTraversal,
+    WorkflowDefinitionRecord,
 )
 from convection.workflows.definitions import workflow_not_found
 from convection.workflows.engine import states
@@ -190,7 +191,7 @@ def action_execution_body(store: Store, record: ActionExecutionRecord) -> Body:
 
 
 # -- executions ---------------------------------------------------------------------------
-def _spec_of(record_name: str, definition: str) -> WorkflowSpec:
+def spec_of(record_name: str, definition: str) -> WorkflowSpec:
     specs, diags = parse_workflows(definition, record_name)
     short = record_name.rsplit(".", 1)[-1]
     for spec in specs:
@@ -222,23 +223,36 @@ def create_execution(
     found = store.workflows.get_workflow(project, workflow, namespace)
     if found is None:
         raise workflow_not_found(workflow, namespace)
-    spec = _spec_of(found.name, found.definition)
-    given = dict(params or {})
-    if given.get("env") is not None:
-        # A name is a stored environment, copied in as it is now (Mistral's).
-        given["env"] = resolve_env(store, project, given["env"])
     now = _now()
-    record = ExecutionRecord(
-        id=execution_id or new_id(), project=project, workflow_id=found.id,
-        workflow_name=found.name,
-        workflow_namespace=namespace, description=description, state=states.RUNNING,
-        definition=found.definition, input=checked_input(spec, dict(input or {})),
-        params={**given, "namespace": namespace}, created_at=now,
+    record, spec = new_execution(
+        store, project, found, execution_id or new_id(), input=input or {}, params=params or {},
+        namespace=namespace, description=description, now=now,
     )  # fmt: skip
-    record = ExecutionRecord(**{**_fields(record), "context": initial_context(spec, record)})
     traversal = launch(store, record, spec, now)
     # The body from what was written: a 10 MB input is not read back.
     return execution_body(ExecutionRecord(**{**_fields(record), "traversal_id": traversal.id}))
+
+
+def new_execution(
+    store: Store, project: str, found: WorkflowDefinitionRecord, execution_id: str, *,
+    input: Mapping[str, Any], params: Mapping[str, Any], namespace: str, description: str,
+    now: datetime,
+) -> tuple[ExecutionRecord, WorkflowSpec]:  # fmt: skip
+    """The RUNNING execution of ``found`` and its spec, not yet written: what
+    every start shares (an API call, a cron trigger's firing). Its input is
+    checked against the workflow's, and an ``env`` param that names a stored
+    environment is copied in as it is now (Mistral's)."""
+    spec = spec_of(found.name, found.definition)
+    given = dict(params)
+    if given.get("env") is not None:
+        given["env"] = resolve_env(store, project, given["env"])
+    record = ExecutionRecord(
+        id=execution_id, project=project, workflow_id=found.id, workflow_name=found.name,
+        workflow_namespace=namespace, description=description, state=states.RUNNING,
+        definition=found.definition, input=checked_input(spec, dict(input)),
+        params={**given, "namespace": namespace}, created_at=now,
+    )  # fmt: skip
+    return ExecutionRecord(**{**_fields(record), "context": initial_context(spec, record)}), spec
 
 
 def _fields(record: ExecutionRecord) -> dict[str, Any]:
