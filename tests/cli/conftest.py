@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -40,3 +40,19 @@ def _deadline() -> Iterator[None]:
 @pytest.fixture
 def db(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'stacks.db'}"
+
+
+#: ``convection --db DB ARGS`` in this process: exit code, stdout, stderr.
+Cli = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def cli(db: str, capsys: pytest.CaptureFixture[str]) -> Cli:
+    from convection.cli.main import run
+
+    def call(*args: str) -> tuple[int, str, str]:
+        code = run(["--db", db, *args])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return call

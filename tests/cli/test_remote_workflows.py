@@ -113,12 +113,31 @@ say_hi:
     output: hi
 """
 
+ENVIRONMENT = """\
+name: prod
+description: Production.
+variables:
+  greeting: hello from prod
+"""
+
+ENVIRONMENT_CHANGED = """\
+{"name": "prod", "variables": {"greeting": "hi from prod", "zone": "b"}, "scope": "public"}
+"""
+
+ENVIRONMENT_BAD = """\
+name: prod
+colour: blue
+"""
+
 FILES = {
     "workflows": WORKFLOWS,
     "greet_changed": GREET_CHANGED,
     "broken": BROKEN,
     "workbook": WORKBOOK,
     "actions": ACTIONS,
+    "environment": ENVIRONMENT,
+    "environment_changed": ENVIRONMENT_CHANGED,
+    "environment_bad": ENVIRONMENT_BAD,
 }
 
 _ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -361,6 +380,59 @@ def test_a_refused_rerun_prints_the_same(both: Both, files: dict[str, str]) -> N
     assert both.each(lambda m: ("task", "rerun", task(m))).code == 1
 
 
+# -- cron triggers and environments ----------------------------------------------------------
+def test_cron_triggers_print_the_same(both: Both, files: dict[str, str]) -> None:
+    assert both("workflow", "create", files["workflows"]).code == 0
+    trigger = ("cron-trigger", "create")
+    made = both(*trigger, "nightly", "greet", '{"who": "Ann"}', "--pattern", "0 2 * * *")
+    assert made.code == 0 and "| 0 2 * * *" in made.out.replace("│", "|")
+    once = ("greet", '{"who": "Bob"}', "--first-time", "2031-01-02 03:04")
+    utc = both(*trigger, "once", *once, "--utc", "--params", '{"env": "prod"}', "-f", "json")
+    assert '"first_execution_time": "<time>"' in utc.out and '"env": "prod"' in utc.out
+    assert both(*trigger, "local", *once, "--count", "1", "-f", "yaml").code == 0
+    greet = _pick(both.ids("workflow", "show", "greet"))
+    by_id = both.each(
+        lambda m: (*trigger, "by_id", greet(m), '{"who": "Di"}', "--pattern", "@daily")
+    )
+    assert by_id.code == 0 and "greet" in by_id.out
+    taken = both(*trigger, "nightly", "greet", '{"who": "Ann"}', "--pattern", "* * * * *")
+    assert taken.code == 1 and "Duplicate entry for cron trigger nightly" in taken.err
+    assert both("cron-trigger", "list").out.count("greet") == 4
+    for fmt in ("json", "yaml"):
+        both("cron-trigger", "list", "-f", fmt)
+    assert "by_id" in both("cron-trigger", "list", "--sort-keys", "name", "--sort-dirs", "desc").out
+    assert both("cron-trigger", "list", "--limit", "1", "-f", "json").out.count('"id"') == 1
+    counted = both("cron-trigger", "list", "--filter", "remaining_executions=1", "-f", "json")
+    assert counted.out.count('"id"') == 2  # a first time alone is one run
+    assert "nightly" in both("cron-trigger", "list", "--filter", "name=nightly").out
+    assert "Next execution time" in both("cron-trigger", "show", "nightly").out
+    nightly = _pick(both.ids("cron-trigger", "show", "nightly"))
+    both.each(lambda m: ("cron-trigger", "show", nightly(m), "-f", "yaml"))
+    deleted = both("cron-trigger", "delete", "nightly", "once", "local", "by_id")
+    assert deleted.out.count("has been accepted") == 4
+    assert both("cron-trigger", "list", "-f", "json").out == "[]\n"
+
+
+def test_environments_print_the_same(both: Both, files: dict[str, str]) -> None:
+    made = both("environment", "create", files["environment"])
+    assert made.code == 0 and "hello from prod" in made.out
+    taken = both("environment", "create", files["environment"])
+    assert taken.code == 1 and "Duplicate entry for Environment" in taken.err
+    for fmt in ("table", "json", "yaml"):
+        both("environment", "list", "-f", fmt)
+    assert "Production." in both("environment", "show", "prod").out
+    both("environment", "show", "prod", "-f", "json")
+    changed = both("environment", "update", files["environment_changed"], "-f", "yaml")
+    assert "zone: b" in changed.out and "scope: public" in changed.out
+    assert "prod" in both("environment", "list", "--filter", "name=prod", "--limit", "1").out
+    assert both("workflow", "create", files["workflows"]).code == 0
+    ran = both("execution", "create", "needs_env", "--param", "env=prod", "--wait", progress=True)
+    assert ran.code == 0 and "hi from prod" in ran.out
+    deleted = both("environment", "delete", "prod", "nope")
+    assert deleted.code == 1 and "Environment not found [name=nope]" in deleted.err
+    assert both("environment", "list", "-f", "json").out == "[]\n"
+
+
 # -- errors ---------------------------------------------------------------------------------
 MISSING = "00000000-0000-4000-8000-000000000000"
 
@@ -403,6 +475,50 @@ ERRORS = [
     ("action-execution", "list", MISSING),
     ("action-execution", "show", MISSING),
     ("action-execution", "output", MISSING),
+    ("cron-trigger", "create", "t", "greet", '{"who": "x"}', "--pattern", "nope"),
+    ("cron-trigger", "create", "t", "greet", '{"who": "x"}', "--pattern", "nope", "-f", "json"),
+    ("cron-trigger", "create", "t", "greet", '{"who": "x"}'),
+    ("cron-trigger", "create", "t", "greet", "--pattern", "* * * * *"),
+    ("cron-trigger", "create", "t", "nope", "--pattern", "* * * * *"),
+    ("cron-trigger", "create", "t", MISSING, "--pattern", "* * * * *"),
+    ("cron-trigger", "create", "t", "greet", '{"who": "x"}', "--first-time", "2001-01-01 00:00"),
+    ("cron-trigger", "create", "t", "greet", '{"who": "x"}', "--first-time", "soon", "--utc"),
+    ("cron-trigger", "create", "t", "greet", '{"who": "x"}', "--first-time", "soon"),
+    (
+        "cron-trigger",
+        "create",
+        "t",
+        "greet",
+        '{"who": "x"}',
+        "--pattern",
+        "* * * * *",
+        "--count",
+        "0",
+    ),
+    ("cron-trigger", "create", "t", "greet", "not json", "--pattern", "* * * * *"),
+    (
+        "cron-trigger",
+        "create",
+        "t",
+        "greet",
+        '{"who": "x"}',
+        "--pattern",
+        "* * * * *",
+        "--params",
+        "[1]",
+    ),
+    ("cron-trigger", "list", "--sort-keys", "colour"),
+    ("cron-trigger", "list", "--filter", "remaining_executions=many"),
+    ("cron-trigger", "show", "nope"),
+    ("cron-trigger", "show", MISSING),
+    ("cron-trigger", "delete", "nope"),
+    ("environment", "create", "{environment_bad}"),
+    ("environment", "create", "{environment_bad}", "-f", "json"),
+    ("environment", "create", "{workflows}"),
+    ("environment", "create", "absent.yaml"),
+    ("environment", "update", "{environment}"),
+    ("environment", "show", "nope"),
+    ("environment", "delete", "nope"),
 ]
 
 

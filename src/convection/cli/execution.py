@@ -36,9 +36,8 @@ from convection.cli.workflow import (
     SortDirOpt,
     SortKeysOpt,
     each_name,
-    listed_rows,
+    page_rows,
     service,
-    sort_options,
 )
 from convection.common import InvalidInput
 
@@ -140,14 +139,17 @@ def _cut(value: Any) -> Any:
     return f"{text[:CUT]}..." if text and len(text) > CUT else value
 
 
-def _rows(columns: Sequence[tuple[str, str]], items: list[dict[str, Any]]) -> None:
+def rows_table(columns: Sequence[tuple[str, str]], items: list[dict[str, Any]]) -> None:
+    """A listing with python-mistralclient's columns (``(key, label)``);
+    the other Mistral groups (cron triggers, environments) print with it too."""
     print_table(
         [label for _, label in columns],
         [[_cell(_cut(i[k]) if k == "state_info" else i[k]) for k, _ in columns] for i in items],
     )
 
 
-def _fields(columns: Sequence[tuple[str, str]], item: dict[str, Any], **extra: Any) -> None:
+def fields_table(columns: Sequence[tuple[str, str]], item: dict[str, Any], **extra: Any) -> None:
+    """One resource as osc's ``ShowOne`` prints it: a Field/Value table."""
     rows = [(label, _cell(item[k])) for k, label in columns]
     rows += [(label, _cell(value)) for label, value in extra.items()]
     print_table(("Field", "Value"), rows)
@@ -162,7 +164,7 @@ def _dumped(value: Any) -> None:
     sys.stdout.write(json.dumps(value, indent=4, default=str) + "\n")
 
 
-def _mapping(value: str | None, option: str) -> dict[str, Any] | None:
+def json_mapping(value: str | None, option: str) -> dict[str, Any] | None:
     """A JSON object given inline, as ``@FILE``, or (as python-mistralclient
     accepts it) as the path of a file; a file may also be YAML."""
     if value is None:
@@ -178,14 +180,22 @@ def _mapping(value: str | None, option: str) -> dict[str, Any] | None:
                     f"{exc.colno}); give a JSON object, or @FILE to read one from a file"
                 ) from None
             path = Path(value)
-    if path is not None:
-        data = _file_mapping(path, option)
+    return mapping_file(path, option) if path is not None else _object(data, option)
+
+
+def mapping_file(path: Path, option: str) -> dict[str, Any]:
+    """A file holding one JSON or YAML object (python-mistralclient's
+    ``load_content``), as an environment file or ``@FILE`` gives it."""
+    return _object(_file_content(path, option), option)
+
+
+def _object(data: Any, option: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InvalidInput.single(f"{option}: expected a JSON object, not {_kind(data)}")
     return data
 
 
-def _file_mapping(path: Path, option: str) -> Any:
+def _file_content(path: Path, option: str) -> Any:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -232,7 +242,7 @@ def _console(fmt: Format) -> Console:
 
 
 def _show_execution(body: dict[str, Any], fmt: Format, **extra: Any) -> None:
-    emit(body, fmt, lambda: _fields(EXECUTION_COLUMNS, body, **extra))
+    emit(body, fmt, lambda: fields_table(EXECUTION_COLUMNS, body, **extra))
 
 
 # -- executions --------------------------------------------------------------------------
@@ -272,7 +282,7 @@ def execution_create(
     inv = invocation(ctx)
     workflows, project = service(ctx)
     try:
-        given = _mapping(workflow_input, "--input")
+        given = json_mapping(workflow_input, "--input")
         params = _params(param)
         created = workflows.create_execution(
             project,
@@ -325,18 +335,11 @@ def execution_list(
 ) -> int:
     """List the project's workflow executions."""
     workflows, project = service(ctx)
-    keys, direction = sort_options(sort_keys, sort_dirs)
-    items = listed_rows(
-        lambda: workflows.list_executions(
-            project,
-            filters=_filters(workflow_name=workflow, state=state),
-            sort_keys=keys,
-            sort_dir=direction,
-            limit=limit,
-            marker=marker,
-        )
-    )
-    emit(items, fmt, lambda: _rows(EXECUTION_COLUMNS, items))
+    items = page_rows(
+        workflows.list_executions, project, filters=_filters(workflow_name=workflow, state=state),
+        sort_keys=sort_keys, sort_dirs=sort_dirs, limit=limit, marker=marker,
+    )  # fmt: skip
+    emit(items, fmt, lambda: rows_table(EXECUTION_COLUMNS, items))
     return 0
 
 
@@ -442,24 +445,16 @@ def task_list(
 ) -> int:
     """List task executions: the project's, or one execution's."""
     workflows, project = service(ctx)
-    keys, direction = sort_options(sort_keys, sort_dirs)
-    items = listed_rows(
-        lambda: workflows.list_tasks(
-            project,
-            execution_id=execution,
-            filters=_filters(state=state),
-            sort_keys=keys,
-            sort_dir=direction,
-            limit=limit,
-            marker=marker,
-        )
-    )
-    emit(items, fmt, lambda: _rows(TASK_COLUMNS, items))
+    items = page_rows(
+        workflows.list_tasks, project, execution_id=execution, filters=_filters(state=state),
+        sort_keys=sort_keys, sort_dirs=sort_dirs, limit=limit, marker=marker,
+    )  # fmt: skip
+    emit(items, fmt, lambda: rows_table(TASK_COLUMNS, items))
     return 0
 
 
 def _show_task(body: dict[str, Any], fmt: Format) -> None:
-    emit(body, fmt, lambda: _fields(TASK_COLUMNS, body))
+    emit(body, fmt, lambda: fields_table(TASK_COLUMNS, body))
 
 
 @task_app.command("show")
@@ -492,7 +487,7 @@ def task_rerun(
     engine (`convection engine`) carries on."""
     workflows, project = service(ctx)
     try:
-        extra = _mapping(env, "--env")
+        extra = json_mapping(env, "--env")
     except InvalidInput as exc:
         print_diagnostics(exc.diagnostics, fmt)
         return 1
@@ -543,18 +538,11 @@ def action_execution_list(
 ) -> int:
     """List action executions: the project's, or one task's."""
     workflows, project = service(ctx)
-    keys, direction = sort_options(sort_keys, sort_dirs)
-    items = listed_rows(
-        lambda: workflows.list_action_executions(
-            project,
-            task_execution_id=task,
-            sort_keys=keys,
-            sort_dir=direction,
-            limit=limit,
-            marker=marker,
-        )
-    )
-    emit(items, fmt, lambda: _rows(ACTION_LIST_COLUMNS, items))
+    items = page_rows(
+        workflows.list_action_executions, project, task_execution_id=task,
+        sort_keys=sort_keys, sort_dirs=sort_dirs, limit=limit, marker=marker,
+    )  # fmt: skip
+    emit(items, fmt, lambda: rows_table(ACTION_LIST_COLUMNS, items))
     return 0
 
 
@@ -569,7 +557,7 @@ def action_execution_show(
 ) -> int:
     """Show one action execution."""
     body = _action_execution(ctx, action)
-    emit(body, fmt, lambda: _fields(ACTION_COLUMNS, body))
+    emit(body, fmt, lambda: fields_table(ACTION_COLUMNS, body))
     return 0
 
 

@@ -203,3 +203,72 @@ class LocalWorkflows:
         from convection.workflows import get_action_execution
 
         return get_action_execution(self._store(), project, action_execution_id)
+
+    # -- cron triggers and environments -------------------------------------------------
+    def create_cron_trigger(
+        self, project: str, name: str, workflow: str, *,
+        workflow_input: Mapping[str, Any] | None = None,
+        workflow_params: Mapping[str, Any] | None = None, pattern: str | None = None,
+        first_time: str | None = None, count: int | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
+        """The operation finds ``workflow`` by name or id, as the API does."""
+        from convection.workflows import create_cron_trigger
+
+        return create_cron_trigger(
+            self._store(), project, name, workflow_name=workflow, workflow_input=workflow_input,
+            workflow_params=workflow_params, pattern=pattern, first_time=first_time, count=count,
+        )  # fmt: skip
+
+    def list_cron_triggers(
+        self, project: str, *, filters: Mapping[str, Any] | None = None,
+        sort_keys: Sequence[str] = ("created_at",), sort_dir: Literal["asc", "desc"] = "asc",
+        limit: int | None = None, marker: str | None = None,
+    ) -> Dicts:  # fmt: skip
+        from convection.workflows import list_cron_triggers
+
+        return list_cron_triggers(
+            self._store(), project, filters=filters, sort_keys=sort_keys, sort_dir=sort_dir,
+            limit=limit, marker=marker,
+        )  # fmt: skip
+
+    def get_cron_trigger(self, project: str, identifier: str) -> dict[str, Any]:
+        from convection.workflows import get_cron_trigger
+
+        return get_cron_trigger(self._store(), project, identifier)
+
+    def delete_cron_trigger(self, project: str, identifier: str) -> None:
+        from convection.workflows import delete_cron_trigger
+
+        delete_cron_trigger(self._store(), project, identifier)
+
+    def create_environment(self, project: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        from convection.workflows import create_environment
+
+        return create_environment(self._store(), project, values)
+
+    def update_environment(self, project: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        from convection.workflows import update_environment
+
+        return update_environment(self._store(), project, values)
+
+    def list_environments(
+        self, project: str, *, filters: Mapping[str, Any] | None = None,
+        sort_keys: Sequence[str] = ("created_at",), sort_dir: Literal["asc", "desc"] = "asc",
+        limit: int | None = None, marker: str | None = None,
+    ) -> Dicts:  # fmt: skip
+        from convection.workflows import list_environments
+
+        return list_environments(
+            self._store(), project, filters=filters, sort_keys=sort_keys, sort_dir=sort_dir,
+            limit=limit, marker=marker,
+        )  # fmt: skip
+
+    def get_environment(self, project: str, name: str) -> dict[str, Any]:
+        from convection.workflows import get_environment
+
+        return get_environment(self._store(), project, name)
+
+    def delete_environment(self, project: str, name: str) -> None:
+        from convection.workflows import delete_environment
+
+        delete_environment(self._store(), project, name)

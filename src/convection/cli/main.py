@@ -43,8 +43,8 @@ COMMANDS = {
         "convection.cli.server_cmd:server",
         "command",
         "Serve Heat's orchestration API v1 (python-heatclient and `openstack stack` work "
-        "against it) and run the engine. Requests need an X-Auth-Token from `convection "
-        "token create` on the same --db. OpenAPI documentation is at /docs, health at "
+        "against it) and Mistral's v2, and run the engine. Requests need an X-Auth-Token from "
+        "`convection token create` on the same --db. OpenAPI documentation is at /docs, health at "
         "/healthz.",
     ),
     "agent": Lazy(
@@ -85,6 +85,17 @@ COMMANDS = {
         "convection.cli.execution:action_execution_app",
         "group",
         "Action executions of tasks: list and show them; their output.",
+    ),
+    "cron-trigger": Lazy(
+        "convection.cli.cron_trigger:app",
+        "group",
+        "Cron triggers: start a workflow on a schedule; create, list, show and delete them.",
+    ),
+    "environment": Lazy(
+        "convection.cli.environment:app",
+        "group",
+        "Mistral environments: named variables for executions' env(); create, list, show, "
+        "update and delete them.",
     ),
     "config": Lazy("convection.cli.config_cmd:app", "group", "Configuration."),
     "token": Lazy(

@@ -205,7 +205,8 @@ ListNamespaceOpt = Annotated[
 ]
 
 
-def _filter_options(pairs: Sequence[str] | None) -> dict[str, Any]:
+def filter_options(pairs: Sequence[str] | None) -> dict[str, Any]:
+    """``--filter KEY=VALUE``s by key; a repeated key is Mistral's ``in:``."""
     out: dict[str, list[str]] = {}
     for pair in pairs or ():
         key, sep, value = pair.partition("=")
@@ -226,6 +227,26 @@ def listed_rows(call: Callable[[], list[dict[str, Any]]]) -> list[dict[str, Any]
         return call()
     except ValueError as exc:  # an unknown sort or filter key
         raise InvalidInput.single(str(exc)) from None
+
+
+def page_rows(
+    lister: Callable[..., list[dict[str, Any]]],
+    *args: Any,
+    sort_keys: str,
+    sort_dirs: str,
+    limit: int | None,
+    marker: str | None,
+    **given: Any,
+) -> list[dict[str, Any]]:
+    """One page of any workflow-family listing: the command's sort, limit
+    and marker options as every ``WorkflowService.list_*`` takes them, and
+    an unknown sort or filter key as the user's error."""
+    keys, direction = sort_options(sort_keys, sort_dirs)
+    return listed_rows(
+        lambda: lister(
+            *args, **given, sort_keys=keys, sort_dir=direction, limit=limit, marker=marker
+        )
+    )
 
 
 # -- the commands the three groups share -------------------------------------------------
@@ -329,19 +350,11 @@ def _list(kind: _Kind) -> Callable[..., int]:
         fmt: FormatOpt = Format.table,
     ) -> int:
         workflows, project = service(ctx)
-        keys, direction = sort_options(sort_keys, sort_dirs)
-        items = listed_rows(
-            lambda: workflows.list(
-                project,
-                kind.noun,
-                namespace=namespace,
-                filters=_filter_options(filters),
-                sort_keys=keys,
-                sort_dir=direction,
-                limit=limit,
-                marker=marker,
-            )
-        )
+        items = page_rows(
+            workflows.list, project, kind.noun, namespace=namespace,
+            filters=filter_options(filters), sort_keys=sort_keys, sort_dirs=sort_dirs,
+            limit=limit, marker=marker,
+        )  # fmt: skip
         emit(items, fmt, lambda: _rows_table(kind.columns, items))
         return 0
 

@@ -1,8 +1,9 @@
 """The service the workflow-family commands call, in both modes.
 
-``workflow``, ``workbook``, ``action``, ``execution``, ``task`` and
-``action-execution`` call a :class:`WorkflowService`: the workflow
-operations (``convection.workflows``) on this process's store
+``workflow``, ``workbook``, ``action``, ``execution``, ``task``,
+``action-execution``, ``cron-trigger`` and ``environment`` call a
+:class:`WorkflowService`: the workflow operations
+(``convection.workflows``) on this process's store
 (:class:`~convection.cli.local_workflows.LocalWorkflows`), or a server's
 Mistral ``/v2`` API with ``--url``
 (:class:`~convection.cli.remote.workflows.RemoteWorkflows`). Same
@@ -154,3 +155,58 @@ class WorkflowService(Protocol):
     ) -> Dicts: ...  # fmt: skip
 
     def get_action_execution(self, project: str, action_execution_id: str) -> dict[str, Any]: ...
+
+    # -- cron triggers and environments (``store.schedules``) ---------------------------
+    def create_cron_trigger(
+        self,
+        project: str,
+        name: str,
+        workflow: str,
+        *,
+        workflow_input: Mapping[str, Any] | None = None,
+        workflow_params: Mapping[str, Any] | None = None,
+        pattern: str | None = None,
+        first_time: str | None = None,
+        count: int | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
+        """``workflow`` is a name or an id; ``first_time`` is UTC, ``YYYY-MM-DD HH:MM``."""
+        ...
+
+    def list_cron_triggers(
+        self,
+        project: str,
+        *,
+        filters: Mapping[str, Any] | None = None,
+        sort_keys: Sequence[str] = ("created_at",),
+        sort_dir: Literal["asc", "desc"] = "asc",
+        limit: int | None = None,
+        marker: str | None = None,
+    ) -> Dicts: ...  # fmt: skip
+
+    def get_cron_trigger(self, project: str, identifier: str) -> dict[str, Any]: ...
+
+    def delete_cron_trigger(self, project: str, identifier: str) -> None: ...
+
+    def create_environment(self, project: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """``values`` as an environment file holds them (``name, description,
+        variables, scope``); the operation refuses any other key."""
+        ...
+
+    def update_environment(self, project: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The environment ``values["name"]`` names, changed as Mistral's ``PUT``."""
+        ...
+
+    def list_environments(
+        self,
+        project: str,
+        *,
+        filters: Mapping[str, Any] | None = None,
+        sort_keys: Sequence[str] = ("created_at",),
+        sort_dir: Literal["asc", "desc"] = "asc",
+        limit: int | None = None,
+        marker: str | None = None,
+    ) -> Dicts: ...  # fmt: skip
+
+    def get_environment(self, project: str, name: str) -> dict[str, Any]: ...
+
+    def delete_environment(self, project: str, name: str) -> None: ...

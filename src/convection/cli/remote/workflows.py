@@ -15,6 +15,8 @@ printed at the file's lines, warnings too, exactly as in embedded mode.
 
 from __future__ import annotations
 
+import json
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -76,6 +78,21 @@ def _filters(filters: Mapping[str, Any] | None) -> Query:
         text = [str(v).lower() if isinstance(v, bool) else str(v) for v in values]
         query.append((key, text[0] if len(text) == 1 else "in:" + ",".join(text)))
     return query
+
+
+def _is_uuid(text: str) -> bool:
+    """python-mistralclient's ``uuidutils.is_uuid_like``: a cron trigger's
+    workflow is sent as ``workflow_id`` when it looks like one."""
+    try:
+        return str(uuid.UUID(text)) == text.lower()
+    except ValueError:
+        return False
+
+
+def _encoded(body: Mapping[str, Any], fields: Sequence[str]) -> Body:
+    """``fields`` as JSON strings (Mistral's ``JsonType``), as
+    python-mistralclient sends them."""
+    return {k: json.dumps(v) if k in fields and v is not None else v for k, v in body.items()}
 
 
 def _checked(kind: DefinitionKind, text: str, source: str) -> list[Diagnostic]:
@@ -284,3 +301,59 @@ class RemoteWorkflows:
     def get_action_execution(self, project: str, action_execution_id: str) -> dict[str, Any]:
         path = f"/v2/action_executions/{_one(action_execution_id)}"
         return mistral.action_execution(self._call(project, "GET", path))
+
+    # -- cron triggers and environments -------------------------------------------------
+    def create_cron_trigger(
+        self, project: str, name: str, workflow: str, *,
+        workflow_input: Mapping[str, Any] | None = None,
+        workflow_params: Mapping[str, Any] | None = None, pattern: str | None = None,
+        first_time: str | None = None, count: int | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
+        """The body python-mistralclient's ``cron_triggers.create`` sends."""
+        body: Body = {"name": name, "pattern": pattern, "first_execution_time": first_time}
+        body["remaining_executions"] = count
+        body["workflow_id" if _is_uuid(workflow) else "workflow_name"] = workflow
+        given = {"workflow_input": workflow_input, "workflow_params": workflow_params}
+        body.update(_encoded({k: v for k, v in given.items() if v}, tuple(given)))
+        answer = self._call(project, "POST", "/v2/cron_triggers", body=body)
+        return mistral.cron_trigger(answer)
+
+    def list_cron_triggers(
+        self, project: str, *, filters: Mapping[str, Any] | None = None,
+        sort_keys: Sequence[str] = ("created_at",), sort_dir: Literal["asc", "desc"] = "asc",
+        limit: int | None = None, marker: str | None = None,
+    ) -> Dicts:  # fmt: skip
+        query = _paging(sort_keys, sort_dir, limit, marker) + _filters(filters)
+        found = self._listed(project, "/v2/cron_triggers", "cron_triggers", query, limit)
+        return [mistral.cron_trigger(t) for t in found]
+
+    def get_cron_trigger(self, project: str, identifier: str) -> dict[str, Any]:
+        path = f"/v2/cron_triggers/{_one(identifier)}"
+        return mistral.cron_trigger(self._call(project, "GET", path))
+
+    def delete_cron_trigger(self, project: str, identifier: str) -> None:
+        self._call(project, "DELETE", f"/v2/cron_triggers/{_one(identifier)}")
+
+    def create_environment(self, project: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        body = _encoded(values, ("variables",))
+        return mistral.environment(self._call(project, "POST", "/v2/environments", body=body))
+
+    def update_environment(self, project: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        body = _encoded(values, ("variables",))
+        return mistral.environment(self._call(project, "PUT", "/v2/environments", body=body))
+
+    def list_environments(
+        self, project: str, *, filters: Mapping[str, Any] | None = None,
+        sort_keys: Sequence[str] = ("created_at",), sort_dir: Literal["asc", "desc"] = "asc",
+        limit: int | None = None, marker: str | None = None,
+    ) -> Dicts:  # fmt: skip
+        query = _paging(sort_keys, sort_dir, limit, marker) + _filters(filters)
+        found = self._listed(project, "/v2/environments", "environments", query, limit)
+        return [mistral.environment(e) for e in found]
+
+    def get_environment(self, project: str, name: str) -> dict[str, Any]:
+        path = f"/v2/environments/{_one(name)}"
+        return mistral.environment(self._call(project, "GET", path))
+
+    def delete_environment(self, project: str, name: str) -> None:
+        self._call(project, "DELETE", f"/v2/environments/{_one(name)}")
