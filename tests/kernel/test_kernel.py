@@ -20,6 +20,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from convection.convergence import EngineConfig
 from convection.kernel import FrontEnds, Journal, Kernel, Outcome, Run, done
 from convection.store import (
@@ -28,7 +30,9 @@ from convection.store import (
     Change,
     DeleteTimers,
     ExecutionRecord,
+    FenceNode,
     NodeRecord,
+    StaleNode,
     Store,
     TimerRecord,
     TraversalRecord,
@@ -352,3 +356,28 @@ def test_a_crashed_engines_stack_and_workflow_are_both_taken_up(store: Store) ->
     for traversal_id in (stack.traversal_id, tid):
         traversal = store.get_traversal(traversal_id)
         assert traversal is not None and traversal.lease_owner != dead
+
+
+def test_a_fenced_write_is_refused_once_the_node_was_re_run(store: Store) -> None:
+    """A paused worker's late outcome cannot overwrite the re-run's."""
+    tid = start(store, {"a": ("ok", ())})
+    soon = datetime.now(UTC) + timedelta(seconds=30)
+    (node,) = store.claim_ready(tid, "engine-1", 1, soon)
+    assert store.take_node(tid, node.key, node.attempt, "worker-a", soon) is not None
+    assert store.take_node(tid, node.key, node.attempt + 1, "worker-b", soon) is None
+    # worker-a is paused past its lease; the node is reclaimed and re-run.
+    store.reclaim_expired(datetime.now(UTC) + timedelta(seconds=60))
+    (again,) = store.claim_ready(tid, "engine-1", 1, soon)
+    assert again.attempt == node.attempt + 1
+    assert store.take_node(tid, node.key, again.attempt, "worker-b", soon) is not None
+    late = [
+        FenceNode(tid, node.key, node.attempt, "worker-a"),
+        UpdateNode(tid, node.key, {"state": "done", "lease_owner": None}),
+    ]
+    with pytest.raises(StaleNode):
+        store.apply(late, traversal_id=tid)
+    (stored,) = store.get_nodes(tid, [node.key])
+    assert (stored.state, stored.lease_owner) == ("running", "worker-b")
+    store.apply([FenceNode(tid, node.key, again.attempt, "worker-b"), *late[1:]], traversal_id=tid)
+    (stored,) = store.get_nodes(tid, [node.key])
+    assert stored.state == "done"

@@ -125,6 +125,7 @@ def test_migrations_ship_with_the_package() -> None:
         "0007_resource_template_type.py",
         "0008_workflows.py",
         "0009_environments_cron_triggers.py",
+        "0010_processes.py",
     ]
 
 

@@ -3,12 +3,15 @@ engine's lifetime tied to the app's."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from convection.api import errors
+from convection.api import errors, metrics
 from convection.api.access_log import AccessLog
 from convection.api.auth import Authenticator, OpenAccess
 from convection.api.engine_thread import EngineThread
@@ -25,7 +28,9 @@ from convection.api.routers import (
     v2,
 )
 from convection.api.settings import ApiSettings
+from convection.kernel import beat
 from convection.service import Stacks
+from convection.store import listens
 
 #: Order matters only where paths overlap: stack routes first, so
 #: ``/stacks/preview`` and ``/stacks/detail`` are not taken for names.
@@ -55,13 +60,17 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        runner = EngineThread(stacks_service) if settings.run_engine else None
+        runner = EngineThread(stacks_service, settings.store_url) if settings.run_engine else None
         app.state.engine_thread = runner
         if runner is not None:
             runner.start()
+        presence = _presence(stacks_service, settings)
         try:
             yield
         finally:
+            if presence is not None:
+                presence.cancel()
+                await asyncio.gather(presence, return_exceptions=True)
             if runner is not None:
                 runner.stop(settings.shutdown_grace)
 
@@ -79,5 +88,27 @@ def create_app(
     for router in ROUTERS:
         app.include_router(router)
     software.install(app)
+    metrics.install(app)
     app.add_middleware(AccessLog, enabled=settings.access_log)
     return app
+
+
+def _presence(stacks: Stacks, settings: ApiSettings) -> asyncio.Task[None] | None:
+    """On PostgreSQL, this server's row in ``processes`` (``convection
+    status``), beaten on the app's loop; its engine, if any, beats none of
+    its own (the server's row stands for both)."""
+    url = settings.store_url
+    if url is None or not listens(url):
+        return None
+    owner = f"server-{socket.gethostname()}-{os.getpid()}"
+    return asyncio.ensure_future(
+        beat(
+            stacks.store,
+            owner=owner,
+            kind="server",
+            queues=(),
+            concurrency=0,
+            running=lambda: 0,
+            stats=lambda: {},
+        )
+    )

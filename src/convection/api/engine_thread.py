@@ -16,15 +16,18 @@ import asyncio
 import logging
 import threading
 
+from convection.kernel import hear
 from convection.service import Stacks
+from convection.store import listens
 from convection.workflows import engine_for
 
 log = logging.getLogger("convection.convergence")
 
 
 class EngineThread:
-    def __init__(self, stacks: Stacks) -> None:
+    def __init__(self, stacks: Stacks, store_url: str | None = None) -> None:
         self._stacks = stacks
+        self._url = store_url if store_url is not None and listens(store_url) else None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.failure: BaseException | None = None
@@ -52,9 +55,20 @@ class EngineThread:
         return stopped
 
     def _run(self) -> None:
-        work = self._stacks.engine.run(until=self._stop.is_set, idle_exit=False)
         try:
-            asyncio.run(work)
+            asyncio.run(self._work())
         except BaseException as exc:  # a bug in the engine: keep the API up, report it
             self.failure = exc
             log.exception("engine failed")
+
+    async def _work(self) -> None:
+        """The engine, and on PostgreSQL its ear for other processes'
+        notices (another server's writes, workers' ends)."""
+        engine = self._stacks.engine
+        ear = None if self._url is None else asyncio.ensure_future(hear(self._url, engine.kernel))
+        try:
+            await engine.run(until=self._stop.is_set, idle_exit=False)
+        finally:
+            if ear is not None:
+                ear.cancel()
+                await asyncio.gather(ear, return_exceptions=True)

@@ -27,3 +27,6 @@ class ApiSettings:
     #: whether ``DELETE /v2/action_executions/<id>`` may delete an ended
     #: ad-hoc action execution.
     allow_action_execution_deletion: bool = False
+    #: The store's URL: on PostgreSQL, the server beats its row in
+    #: ``processes`` and its engine hears other processes' notices.
+    store_url: str | None = None

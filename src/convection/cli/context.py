@@ -27,6 +27,7 @@ Mistral ``/v2`` API (:class:`~convection.cli.remote.workflows.RemoteWorkflows`).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -197,6 +198,8 @@ class Invocation:
 
     config_file: Path | None = None
     flags: dict[str, Any] = field(default_factory=dict)
+    #: The lease owner this process's engine uses (a worker names itself).
+    owner: str | None = None
     _effective: Effective | None = None
     _store: Store | None = None
     _stacks: Stacks | None = None
@@ -301,15 +304,15 @@ class Invocation:
             from convection.service import Stacks, StacksConfig
 
             settings = self.settings
-            config = StacksConfig(
-                limits=settings.limits(),
-                engine=EngineConfig(
-                    concurrency=settings.concurrency,
-                    lease_seconds=float(settings.engine_lease_seconds),
-                    api_url=settings.api_url,
-                    default_timeout_mins=settings.stack_timeout_mins,
-                ),
+            engine = EngineConfig(
+                concurrency=settings.concurrency,
+                lease_seconds=float(settings.engine_lease_seconds),
+                api_url=settings.api_url,
+                default_timeout_mins=settings.stack_timeout_mins,
             )
+            if self.owner is not None:
+                engine = dataclasses.replace(engine, owner=self.owner)
+            config = StacksConfig(limits=settings.limits(), engine=engine)
             self._stacks = Stacks(self.store, config=config, on_engine=_with_workflows)
         return self._stacks
 

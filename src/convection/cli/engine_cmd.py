@@ -9,6 +9,8 @@ work whose engine died is taken up again.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import signal
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Annotated, Any
@@ -22,8 +24,19 @@ from convection.cli.progress import StopSwitch, in_progress, on_signals
 if TYPE_CHECKING:
     from convection.service import Stacks
 
+_log = logging.getLogger(__name__)
+
 #: How often the status log looks at the stacks (seconds).
 LOG_POLL = 0.5
+#: Jobs an engine keeps deferred at once with --workers (they wait in the
+#: queue, not here: the workers' concurrency bounds what runs).
+WORKERS_CONCURRENCY = 1000
+
+
+def _listens(url: str) -> bool:
+    from convection.store import listens
+
+    return listens(url)
 
 
 class StatusLog:
@@ -101,8 +114,12 @@ def _line(s: dict[str, Any]) -> None:
     )
 
 
-async def serve(stacks: Stacks, *, until_idle: bool) -> bool:
-    """Run the engine with a status log; True if stopped by a signal."""
+async def serve(
+    stacks: Stacks, *, until_idle: bool, url: str | None = None, workers: bool = False
+) -> bool:
+    """Run the engine with a status log; True if stopped by a signal. On
+    PostgreSQL (``url``) it hears other processes' notices and beats its
+    row; with ``workers``, its jobs run on ``convection worker``s."""
     import asyncio
 
     from convection.workflows import engine_for
@@ -111,23 +128,78 @@ async def serve(stacks: Stacks, *, until_idle: bool) -> bool:
     log = StatusLog(stacks)
     executions = ExecutionLog(stacks)
     engine_for(stacks)  # one kernel runs stacks and workflow executions
+    extras = await _scale_out(stacks, url, workers)
     work = stacks.engine.run(until=lambda: switch.requested, idle_exit=until_idle)
     engine = asyncio.ensure_future(work)
     switch.engine = engine
     restore = on_signals((signal.SIGINT, signal.SIGTERM), switch.press)
     try:
         while not engine.done():
-            log.poll()
-            executions.poll()
+            _look(log, executions)
             await asyncio.wait({engine}, timeout=LOG_POLL)
     finally:
         restore()
-    log.poll()
-    executions.poll()
+        for task in extras:
+            task.cancel()
+        await asyncio.gather(*extras, return_exceptions=True)
+    _look(log, executions)
     failure = None if engine.cancelled() else engine.exception()
     if failure is not None:  # a bug in the engine: let main() report it
         raise failure
     return switch.requested
+
+
+def _look(*logs: StatusLog | ExecutionLog) -> None:
+    """Write the status lines; a store out of reach (a database restart)
+    skips a look, as it skips an engine turn, rather than stopping."""
+    for log in logs:
+        try:
+            log.poll()
+        except Exception as exc:
+            _log.warning("status log: %r", exc)
+
+
+async def _scale_out(stacks: Stacks, url: str | None, workers: bool) -> list[Any]:
+    """The background tasks of an engine on PostgreSQL (none on SQLite)."""
+    from convection.cli import scale
+    from convection.kernel import RemoteJobs, beat, hear
+    from convection.store import listens
+
+    if url is None or not listens(url):
+        return []
+    kernel = stacks.engine.kernel
+    tasks: list[Any] = []
+    if workers:
+        queue = await scale.open_queue(url)
+        config = kernel.config
+        kernel.remote = RemoteJobs(
+            queue, stacks.store, owner=config.owner, lease_seconds=config.lease_seconds
+        )
+        tasks.append(asyncio.ensure_future(_close_at_end(queue)))
+    remote = kernel.remote
+    tasks += scale.background(
+        hear(url, kernel),
+        beat(
+            stacks.store,
+            owner=kernel.config.owner,
+            kind="engine",
+            queues=(),
+            concurrency=kernel.config.concurrency,
+            running=lambda: kernel.executor.running + (remote.running if remote else 0),
+            stats=lambda: {
+                **kernel.stats,
+                "jobs_deferred": float(remote.deferred if remote else 0),
+            },
+        ),
+    )
+    return tasks
+
+
+async def _close_at_end(queue: Any) -> None:
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await queue.close()
 
 
 def engine(
@@ -140,6 +212,14 @@ def engine(
         int | None,
         typer.Option("--concurrency", min=1, help="Resources worked on at once."),
     ] = None,
+    workers: Annotated[
+        bool,
+        typer.Option(
+            "--workers",
+            help="Run no job here: defer each to `convection worker` processes through the "
+            "task queue on the store's PostgreSQL, on the queue of the node it runs on.",
+        ),
+    ] = False,
 ) -> int:
     """Run the engine: take up every operation in progress in the store
     (creates, updates and deletes started without --wait, or interrupted)
@@ -150,6 +230,12 @@ def engine(
     inv = invocation(ctx)
     if concurrency is not None:
         inv.flags["concurrency"] = concurrency
+    elif workers:
+        inv.flags["concurrency"] = WORKERS_CONCURRENCY
+    if workers and not _listens(inv.db_url):
+        raise typer.BadParameter(
+            "needs a PostgreSQL store (--db postgresql+psycopg://...)", param_hint="--workers"
+        )
     stacks = inv.local_stacks
     owner = stacks.engine.config.owner
     stdout.print(
@@ -158,7 +244,7 @@ def engine(
         markup=False,
         highlight=False,
     )
-    stopped = asyncio.run(serve(stacks, until_idle=until_idle))
+    stopped = asyncio.run(serve(stacks, until_idle=until_idle, url=inv.db_url, workers=workers))
     left = sum(1 for s in stacks.list(None, show_nested=True) if in_progress(s))
     if stopped:
         stdout.print(f"Engine stopped; {left} operation(s) left in progress, resumable.")

@@ -39,6 +39,13 @@ COMMANDS = {
         "or SIGTERM: running jobs finish recording their outcome first) or, with "
         "--until-idle, until no work is left.",
     ),
+    "worker": Lazy(
+        "convection.cli.worker_cmd:worker",
+        "command",
+        "Run jobs that engines (`convection engine --workers`) deferred to the given queues, "
+        "until stopped (Ctrl-C or SIGTERM). Needs a PostgreSQL store; any number of workers, "
+        "on any machines, may share it.",
+    ),
     "server": Lazy(
         "convection.cli.server_cmd:server",
         "command",
@@ -102,6 +109,13 @@ COMMANDS = {
         "convection.cli.token_cmd:app",
         "group",
         "API tokens for `convection server` (made on the store: --db).",
+    ),
+    "status": Lazy(
+        "convection.cli.status_cmd:status",
+        "command",
+        "Show the engines, workers and servers running on the store (--db), from their "
+        'heartbeats: jobs running and done, leases held, and "stale" for a process silent for '
+        "over 15 s.",
     ),
 }
 

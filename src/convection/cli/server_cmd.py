@@ -99,7 +99,7 @@ def server(
     stacks = inv.local_stacks
     configure_logging()
     authenticator = _authenticator(stacks.store, no_auth=no_auth)
-    settings = ApiSettings(run_engine=not no_engine)
+    settings = ApiSettings(run_engine=not no_engine, store_url=inv.db_url)
     app = create_app(stacks, settings, authenticator=authenticator)
     log.info(
         "Convection API on http://%s:%d/v1/{project} (store %s, %s)",

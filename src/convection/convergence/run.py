@@ -9,7 +9,10 @@ which is how a traversal resumes.
 
 from __future__ import annotations
 
-from convection.common import Status
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from convection.common import ConvectionError, Status
 from convection.convergence.attributes import referenced_attributes
 from convection.convergence.config import EngineConfig
 from convection.convergence.context import hidden_texts
@@ -17,9 +20,9 @@ from convection.convergence.facade import NestedResolver
 from convection.convergence.hub import NestedHub
 from convection.convergence.templates import load_definition
 from convection.convergence.view import StackView
-from convection.hot import is_template_name
+from convection.hot import dependencies, is_template_name, resolve
 from convection.kernel import Journal, Run
-from convection.model import StackDefinition
+from convection.model import ResourceDefinition, StackDefinition
 from convection.plan import RecordResolver, digests
 from convection.resources import ResourcePlugin, TypeRegistry, WorkflowsFor, template_type
 from convection.store import NodeRecord, StackRecord, Store, TraversalRecord
@@ -81,6 +84,43 @@ class TraversalRun(Run):
             load=lambda stack, tid: load_definition(self.store, self.registry, stack, tid),
         )
 
+    def refresh(self, nodes: Sequence[NodeRecord]) -> bool:
+        """Every version of the nodes' resources and of what they depend on,
+        read again: all a stack job reads of other jobs' work, and all it
+        writes of its own, in one query."""
+        if self.definition is None:
+            return False
+        defs = self.definition.resources
+        names: set[str] = set()
+        for node in nodes:
+            names.add(node.resource_name)
+            rdef = defs.get(node.resource_name)
+            if rdef is not None:
+                names.update(rdef.requires)
+        self.view.reload(names, self.store.list_resources(self.stack.id, names=names))
+        return True
+
+    def queue(self, node: NodeRecord) -> str:
+        """The ``queue`` property of the node a resource runs on: its own
+        (a server), or that of the server its ``server`` property names (a
+        software deployment)."""
+        defs = {} if self.definition is None else self.definition.resources
+        rdef = defs.get(node.resource_name)
+        if rdef is None or self.resolver is None:
+            return super().queue(node)
+        for name in (node.resource_name, *dependencies(_props(rdef).get("server"))):
+            found = defs.get(name)
+            expr = None if found is None else _props(found).get("queue")
+            if expr is None:
+                continue
+            try:
+                queue = resolve(expr, self.resolver)
+            except ConvectionError:
+                continue  # not resolvable yet: the default queue serves it
+            if isinstance(queue, str) and queue:
+                return queue
+        return super().queue(node)
+
     def plugin(self, type_name: str) -> ResourcePlugin | None:
         """A (stateless) plugin instance for a type, or None if unknown."""
         found = self._plugins.get(type_name)
@@ -134,3 +174,8 @@ class TraversalRun(Run):
         if row is not None and row.status == Status.FAILED:
             return row.action, row.status_reason
         return self.traversal.action, f"{node.resource_name} failed"
+
+
+def _props(rdef: ResourceDefinition) -> Mapping[str, Any]:
+    props = rdef.properties
+    return props if isinstance(props, Mapping) else {}

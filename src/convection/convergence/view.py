@@ -35,11 +35,13 @@ def evolve(row: ResourceRecord, fields: Mapping[str, Any]) -> ResourceRecord:
 
 
 class StackView:
-    __slots__ = ("_by_id", "_current", "_replacements")
+    __slots__ = ("_by_id", "_current", "_named", "_replacements")
 
     def __init__(self, records: Iterable[ResourceRecord]) -> None:
         self._by_id: dict[int, ResourceRecord] = {}
         self._current: dict[str, int] = {}
+        #: name -> ids of its versions.
+        self._named: dict[str, set[int]] = {}
         #: old version id -> ids of rows made to replace it.
         self._replacements: dict[int, set[int]] = {}
         for r in sorted(records, key=lambda r: r.id):
@@ -48,6 +50,7 @@ class StackView:
     def put(self, row: ResourceRecord) -> None:
         old = self._by_id.get(row.id)
         self._by_id[row.id] = row
+        self._named.setdefault(row.name, set()).add(row.id)
         if row.replaces is not None:
             self._replacements.setdefault(row.replaces, set()).add(row.id)
         if row.current:
@@ -65,7 +68,10 @@ class StackView:
 
     def remove(self, resource_id: int) -> None:
         row = self._by_id.pop(resource_id, None)
-        if row is not None and self._current.get(row.name) == resource_id:
+        if row is None:
+            return
+        self._named.get(row.name, set()).discard(resource_id)
+        if self._current.get(row.name) == resource_id:
             del self._current[row.name]
 
     def unstarted_replacement(self, old_id: int) -> ResourceRecord | None:
@@ -88,6 +94,18 @@ class StackView:
 
     def rows(self) -> list[ResourceRecord]:
         return list(self._by_id.values())
+
+    def reload(self, names: set[str], rows: Iterable[ResourceRecord]) -> None:
+        """Replace every version of the resources ``names`` with ``rows``
+        (read again from the store): versions gone from it go here too."""
+        fresh = sorted(rows, key=lambda r: r.id)
+        kept = {r.id for r in fresh}
+        for name in names:
+            for rid in list(self._named.get(name, ())):
+                if rid not in kept:
+                    self.remove(rid)
+        for row in fresh:
+            self.put(row)
 
     def current_rows(self) -> list[ResourceRecord]:
         return [self._by_id[i] for i in self._current.values()]

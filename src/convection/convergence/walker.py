@@ -69,7 +69,7 @@ class Engine:
             definitions=self.definitions,
             warm=self.warm,
             hub=self.hub,
-            rescan=lambda: self.kernel.scan(force=True),
+            rescan=self._rescan,
         )
         #: The kernel's front-ends by traversal kind: stacks here; another
         #: kind (workflow executions) joins with :meth:`register`, and then
@@ -127,6 +127,10 @@ class Engine:
         traversal is active), then let running jobs finish and return."""
         self.frontend.reset()
         await self.kernel.run(until=until, idle_exit=idle_exit)
+
+    def _rescan(self) -> None:
+        """Look for new work now (a rollback just started)."""
+        self.kernel.scan(force=True)
 
     def _take_up_now(self, traversal_id: str) -> None:
         """A job started a traversal (a child stack): run it now."""

@@ -27,7 +27,7 @@ from .environment import (
     parse_environment,
 )
 from .files import FileSource, collect_files, file_url, load_stack_files
-from .functions.base import Function, has_functions, resolve, to_data
+from .functions.base import Function, dependencies, has_functions, resolve, to_data
 from .functions.refs import PathValue, computed_references, select_from_attribute
 from .loader import Document, SourceMap, load
 from .parameters import (
@@ -80,6 +80,7 @@ __all__ = [
     "collect_files",
     "computed_references",
     "custom_constraint_names",
+    "dependencies",
     "file_url",
     "function_descriptions",
     "functions",

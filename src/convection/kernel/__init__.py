@@ -27,10 +27,14 @@ from convection.kernel.journal import Journal
 from convection.kernel.leases import TraversalLeases
 from convection.kernel.outcome import Outcome, done
 from convection.kernel.ports import KernelSettings, KernelStore
+from convection.kernel.presence import beat, hear
+from convection.kernel.record import UNRECORDED
+from convection.kernel.remote import Dispatch, RemoteJobs
 from convection.kernel.router import FrontEnds
 from convection.kernel.run import FINISHED, Run, Stop, Tally
 from convection.kernel.timers import POLL, Timers
-from convection.kernel.walker import RECORD_ATTEMPTS, UNRECORDED, Kernel
+from convection.kernel.walker import RECORD_ATTEMPTS, Kernel
+from convection.kernel.worker import Worker
 
 __all__ = [
     "FINISHED",
@@ -38,6 +42,7 @@ __all__ = [
     "RECORD_ATTEMPTS",
     "UNREAD",
     "UNRECORDED",
+    "Dispatch",
     "Executor",
     "FrontEnd",
     "FrontEnds",
@@ -46,10 +51,14 @@ __all__ = [
     "KernelSettings",
     "KernelStore",
     "Outcome",
+    "RemoteJobs",
     "Run",
     "Stop",
     "Tally",
     "Timers",
     "TraversalLeases",
+    "Worker",
+    "beat",
     "done",
+    "hear",
 ]

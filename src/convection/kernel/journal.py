@@ -10,20 +10,30 @@ the submitters get :class:`StaleTraversal` so they stop.
 
 Batching loses no crash guarantee: a job's entry is durable when its future
 resolves, and a job whose entry never committed is simply run again.
+
+A job a worker runs for an engine elsewhere is *fenced* (:data:`FENCE`):
+every entry it submits carries a ``FenceNode``, so the store refuses all of
+it once the node's lease was lost and the node re-run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from convection.kernel.ports import KernelStore
-from convection.store import Change, StaleTraversal
+from convection.store import Change, FenceNode, StaleTraversal
 
 #: The store a journal writes to; its owner reads it back as its own type.
 S = TypeVar("S", bound=KernelStore)
+
+#: The fence of the job running in this task (set by a worker per job):
+#: a context variable, so a job's every write carries it, however deep in a
+#: plugin it is made, and no other job's does.
+FENCE: contextvars.ContextVar[FenceNode | None] = contextvars.ContextVar("FENCE", default=None)
 
 
 @dataclass(slots=True)
@@ -84,6 +94,9 @@ class Journal(Generic[S]):
     def _queue(
         self, loop: asyncio.AbstractEventLoop, traversal_id: str | None, entry: _Entry
     ) -> None:
+        fence = FENCE.get()
+        if fence is not None:
+            entry.facts = (fence, *entry.facts)
         self._batches.setdefault(traversal_id, []).append(entry)
         if not self._scheduled:
             self._scheduled = True

@@ -51,6 +51,23 @@ class KernelStore(Protocol):
 
     def reclaim_expired(self, now: datetime) -> int: ...
 
+    def count_unfinished(self, traversal_id: str) -> int: ...
+
+    def take_node(
+        self,
+        traversal_id: str,
+        key: str,
+        attempt: int,
+        owner: str,
+        lease_until: datetime,
+        *,
+        claimed_by: str | None = None,
+    ) -> NodeRecord | None: ...
+
+    def renew_nodes(self, owner: str, lease_until: datetime) -> set[tuple[str, str]]: ...
+
+    def notify(self, channel: str, payload: str = "") -> None: ...
+
     def due_timers(self, now: datetime, limit: int) -> list[TimerRecord]: ...
 
     def next_timer_due(self, traversal_id: str | None = None) -> datetime | None: ...

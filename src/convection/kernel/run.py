@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from convection.runtime import DEFAULT_QUEUE
 from convection.store import NodeRecord, TraversalRecord
 
 #: Node states after which a node never runs again.
@@ -90,6 +91,19 @@ class Run:
         paused workflow): an ``--until-idle`` engine may then stop, leaving
         it to the next engine, as it would leave a traversal nobody started."""
         return False
+
+    def refresh(self, nodes: Sequence[NodeRecord]) -> bool:
+        """Read back from the store what jobs of ``nodes``, run elsewhere,
+        wrote or will read (a worker before a job, an engine after jobs
+        ended in workers), so this run can be used again without a whole
+        take-up. False: this run cannot, take it up afresh."""
+        return False
+
+    def queue(self, node: NodeRecord) -> str:
+        """The task queue whose workers may run ``node``'s job, when jobs
+        run in workers (``convection worker --queue``): where the job's
+        target is reachable. Nothing named: ``default``."""
+        return DEFAULT_QUEUE
 
     def failure_of(self, node: NodeRecord) -> tuple[str, str]:
         """(what failed, reason) for a node stored as failed."""

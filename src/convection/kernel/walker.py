@@ -32,13 +32,14 @@ from convection.kernel.journal import Journal, S
 from convection.kernel.leases import TraversalLeases
 from convection.kernel.outcome import Outcome
 from convection.kernel.ports import KernelSettings
+from convection.kernel.record import UNRECORDED, bookkeeping
+from convection.kernel.remote import RemoteJobs
 from convection.kernel.router import FrontEnds
 from convection.kernel.run import Run, Stop
 from convection.kernel.timers import Timers
 from convection.runtime import AsyncioExecutor
 from convection.store import (
     AddNodes,
-    AddTimer,
     Change,
     NodeRecord,
     ReleaseSuccessors,
@@ -55,7 +56,9 @@ R = TypeVar("R", bound=Run)
 #: A node's outcome may be refused by the store this many times in a row
 #: before the node fails; the count lives in its payload under UNRECORDED.
 RECORD_ATTEMPTS = 3
-UNRECORDED = "unrecorded"
+
+#: Seconds between turns of the loop after a failed one, doubling to the last.
+_BACKOFF = (0.2, 0.5, 1.0, 2.0, 5.0)
 
 
 def _now() -> datetime:
@@ -78,6 +81,7 @@ class Kernel(Generic[R, S]):
         config: KernelSettings,
         *,
         executor: Executor | None = None,
+        remote: RemoteJobs | None = None,
     ) -> None:
         self.journal = journal
         self.store = journal.store
@@ -86,6 +90,11 @@ class Kernel(Generic[R, S]):
         self.runs: dict[str, R] = {}
         self.timers = Timers(self.store, journal, frontend)
         self.executor: Executor = executor or AsyncioExecutor()
+        #: Set when jobs run in workers elsewhere (``kernel.remote``).
+        self.remote = remote
+        #: Set in a worker, which runs jobs and no loop: what its jobs start
+        #: (a child stack, a sub-workflow) is handed to the engines.
+        self.handoff: Callable[[str | None], None] | None = None
         self.leases = TraversalLeases(self.store, config)
         self._claimed: dict[tuple[str, str], NodeRecord] = {}
         self._hungry: set[str] = set()
@@ -95,6 +104,11 @@ class Kernel(Generic[R, S]):
         #: Active traversals another engine held at the last scan.
         self._foreign = False
         self._sweeps: list[Callable[[datetime], None]] = []
+        #: Runs to take up afresh at the next settle (``heard``, ``reconnected``).
+        self._stale: set[str] = set()
+        #: Traversals taken up, and traversal leases lost to another engine
+        #: (this process's heartbeat reports them: ``/metrics``).
+        self.stats: dict[str, float] = {"takeups": 0.0, "lease_losses": 0.0}
 
     # -- the loop ------------------------------------------------------------
 
@@ -118,11 +132,21 @@ class Kernel(Generic[R, S]):
         self.leases.release(self.runs)
 
     async def _loop(self, until: Callable[[], bool] | None, idle_exit: bool) -> None:
+        failures = 0
         while True:
-            self.scan()
-            self.timers.fire(_now(), self.runs, self._hungry)
-            self._dispatch()
-            self._finish_ready()
+            try:
+                self._turn()
+            except Exception:
+                # The store out of reach (a database restart, a network
+                # cut): nothing was half-written (every write is one
+                # transaction), so the next turn just tries again.
+                delay = _BACKOFF[min(failures, len(_BACKOFF) - 1)]
+                failures += 1
+                _log.exception("engine turn failed; again in %.1fs", delay)
+                await asyncio.sleep(delay)
+                self._last_scan = datetime.min.replace(tzinfo=UTC)
+                continue
+            failures = 0
             if until is not None and until():
                 break
             if idle_exit and self._idle():
@@ -131,9 +155,15 @@ class Kernel(Generic[R, S]):
                     break
             await self._sleep()
 
+    def _turn(self) -> None:
+        self._settle(every=self.scan())
+        self.timers.fire(_now(), self.runs, self._hungry)
+        self._dispatch()
+        self._finish_ready()
+
     def _idle(self) -> bool:
         """Nothing runs, and every run held is dormant (or none is held)."""
-        if self.executor.running:
+        if self._running():
             return False
         return all(run.dormant() for run in self.runs.values())
 
@@ -148,6 +178,11 @@ class Kernel(Generic[R, S]):
                 await asyncio.wait_for(self._wake.wait(), timeout)
         self._wake.clear()
 
+    def rescan_soon(self) -> None:
+        """Another process announced work: look at the store now."""
+        self._last_scan = datetime.min.replace(tzinfo=UTC)
+        self.wake()
+
     def wake(self) -> None:
         """Run the loop again now rather than at its next scan."""
         if self._wake is not None:
@@ -160,11 +195,15 @@ class Kernel(Generic[R, S]):
 
     # -- scanning: new traversals, supersedes, cancels, deadlines -------------
 
-    def scan(self, *, force: bool = False) -> None:
-        """Take up what became active, and see what changed of the runs."""
+    def scan(self, *, force: bool = False) -> bool:
+        """Take up what became active, and see what changed of the runs;
+        False if it was not time to look yet."""
+        if self.handoff is not None:
+            self.handoff(None)  # a worker: the engines look
+            return False
         now = _now()
         if not force and (now - self._last_scan).total_seconds() < self.config.scan_seconds:
-            return
+            return False
         self._last_scan = now
         if (now - self._last_lease).total_seconds() > self.config.lease_seconds / 3:
             self._renew_leases(now)
@@ -195,6 +234,7 @@ class Kernel(Generic[R, S]):
             # timer row this engine has not heard of.
             self.timers.forget()
         self._sweep(now)
+        return True
 
     def add_sweep(self, sweep: Callable[[datetime], None]) -> None:
         """Call ``sweep(now)`` at every scan: a front-end's look for work
@@ -220,10 +260,14 @@ class Kernel(Generic[R, S]):
         if run is None:
             self.leases.release([traversal.id])
             return
+        self.stats["takeups"] += 1
         self.adopt(run)
 
     def adopt(self, run: R) -> None:
         """Run ``run`` here: its lease is this engine's."""
+        if self.handoff is not None:
+            self.handoff(run.id)
+            return
         self.runs[run.id] = run
         self._hungry.add(run.id)
         self.timers.forget()
@@ -232,6 +276,9 @@ class Kernel(Generic[R, S]):
     def take_up_now(self, traversal_id: str) -> None:
         """A job started ``traversal_id``: run it without waiting for the
         next scan."""
+        if self.handoff is not None:
+            self.handoff(traversal_id)
+            return
         traversal = self.store.get_traversal(traversal_id)
         if traversal is None:
             return
@@ -269,6 +316,7 @@ class Kernel(Generic[R, S]):
             # Another engine took it up (we were held up past the lease):
             # its work is no longer ours to count or write.
             _log.warning("traversal %s: lease taken by another engine; dropping it", lost)
+            self.stats["lease_losses"] += 1
             self.runs[lost].tally.stopping = Stop.LOST
         for (tid, key), _node in self._claimed.items():
             if (run := self.runs.get(tid)) is not None and run.tally.stopping == Stop.LOST:
@@ -278,6 +326,10 @@ class Kernel(Generic[R, S]):
         # loaded machine), reclaiming first made this engine's own running
         # nodes ready, and it ran them a second time.
         self.journal.flush()
+        if self.remote is not None:
+            # What this engine claimed and no worker took over yet; never a
+            # worker's lease (a paused worker's must lapse).
+            self.store.renew_nodes(self.config.owner, until)
         self.store.reclaim_expired(now)
         self._hungry.update(self.runs)
 
@@ -288,7 +340,7 @@ class Kernel(Generic[R, S]):
         rounds of one transaction each (``claim_many``): a group's members
         are hundreds of small traversals, and a transaction per run per
         turn was a sixth of a member's cost."""
-        free = self.config.concurrency - self.executor.running
+        free = self.config.concurrency - self._running()
         asked: set[str] = set()
         while free > 0:
             wanted = self._wanted(free, asked)
@@ -333,14 +385,21 @@ class Kernel(Generic[R, S]):
             free -= want
         return wanted
 
+    def _running(self) -> int:
+        remote = 0 if self.remote is None else self.remote.running
+        return self.executor.running + remote
+
     def _spawn(self, run: R, node: NodeRecord) -> None:
         run.tally.inflight += 1
+        if self.remote is not None:
+            self.remote.defer(run.queue(node), node)
+            return
         self._claimed[(run.id, node.key)] = node
         self.executor.submit((run.id, node.key), lambda: self._job(run, node))
 
     async def _job(self, run: R, node: NodeRecord) -> None:
         try:
-            outcome = await self._execute(run, node)
+            outcome = await self.execute(run, node)
             try:
                 await self._record(run, node, outcome)
             except StaleTraversal:
@@ -360,7 +419,8 @@ class Kernel(Generic[R, S]):
             self._claimed.pop((run.id, node.key), None)
             self.wake()
 
-    async def _execute(self, run: R, node: NodeRecord) -> Outcome:
+    async def execute(self, run: R, node: NodeRecord) -> Outcome:
+        """Run ``node``'s job; a bug in it fails the node, not the engine."""
         try:
             return await self.frontend.run_job(run, node)
         except StaleTraversal:
@@ -417,7 +477,7 @@ class Kernel(Generic[R, S]):
             return []
         own = run.concurrency()
         bound = self.config.concurrency if own is None else own
-        free = min(self.config.concurrency - self.executor.running, bound - run.tally.inflight + 1)
+        free = min(self.config.concurrency - self._running(), bound - run.tally.inflight + 1)
         wanted = set(outcome.eager)
         until = _now() + timedelta(seconds=self.config.lease_seconds)
         claimed: list[NodeRecord] = []
@@ -438,42 +498,7 @@ class Kernel(Generic[R, S]):
     def _bookkeeping(
         self, run: R, node: NodeRecord, outcome: Outcome
     ) -> tuple[list[Change], list[str]]:
-        """The node's own changes for ``outcome``, and the nodes a failure
-        skips."""
-        progress = list(outcome.progress)
-        key = node.key
-        if outcome.state == "sleeping":
-            assert outcome.due_at is not None
-            payload = {k: v for k, v in node.payload.items() if k != UNRECORDED}
-            payload["progress"] = outcome.resume
-            fields = {"state": "sleeping", "lease_owner": None, "lease_until": None}
-            progress.append(UpdateNode(run.id, key, {**fields, "payload": payload}))
-            progress.append(AddTimer(run.id, key, outcome.due_at))
-        elif outcome.state == "done":
-            progress.append(UpdateNode(run.id, key, {"state": "done", "lease_owner": None}))
-            released = tuple(s for s in node.successors if s not in run.tally.skipped)
-            if released:
-                progress.append(ReleaseSuccessors(run.id, released))
-        elif outcome.state == "failed":
-            progress.append(UpdateNode(run.id, key, {"state": "failed", "lease_owner": None}))
-            skipped = self._downstream(run, node)
-            progress.extend(UpdateNode(run.id, k, {"state": "skipped"}) for k in skipped)
-            return progress, skipped
-        return progress, []
-
-    def _downstream(self, run: R, node: NodeRecord) -> list[str]:
-        """Every node that (transitively) needs ``node`` and is not skipped yet."""
-        if run.successors is None:
-            nodes = self.store.list_nodes(run.id)
-            run.successors = {n.key: tuple(n.successors) for n in nodes}
-        stack, found = list(node.successors), dict[str, None]()
-        while stack:
-            key = stack.pop()
-            if key in run.tally.skipped or key in found:
-                continue
-            found[key] = None
-            stack.extend(run.successors.get(key, ()))
-        return list(found)
+        return bookkeeping(self.store, run, node, outcome)
 
     async def _unrecorded(self, run: R, node: NodeRecord, exc: Exception) -> None:
         """The store refused a job's outcome (not a superseded traversal).
@@ -506,6 +531,81 @@ class Kernel(Generic[R, S]):
             except Exception:  # what this failure writes is what the store refuses
                 _log.exception("traversal %s: cannot fail %s", run.id, node.key)
         await self._record(run, node, last)
+
+    # -- jobs that ran in workers ------------------------------------------------
+
+    def _settle(self, *, every: bool) -> None:
+        """Take in the ends of jobs that ran in workers: each traversal with
+        ended nodes is taken up afresh from the store, once per turn however
+        many of its nodes ended (its worker journaled their outcomes, with
+        whatever they added or skipped). At a scan (``every``), also every
+        run that looks stuck: nothing in flight here, nothing to claim, yet
+        unfinished nodes (running in a worker another engine deferred to,
+        whose notice this engine missed)."""
+        if self.remote is None:
+            return
+        ended = self.remote.settle(every=every)
+        stale, self._stale = self._stale, set()
+        if every:
+            stale.update(tid for tid, run in self.runs.items() if _stuck(run, tid, self._hungry))
+        for tid in stale.union(ended):
+            run = self.runs.get(tid)
+            if run is not None:
+                self._refresh(run, ended.get(tid, []))
+
+    def _refresh(self, run: R, ended: list[NodeRecord]) -> None:
+        assert self.remote is not None
+        if ended and run.refresh(ended):
+            self._count_ended(run, ended)
+            return
+        stopping = run.tally.stopping
+        traversal = self.store.get_traversal(run.id)
+        fresh = None if traversal is None else self.frontend.take_up(traversal)
+        if fresh is None:
+            run.tally.inflight = self.remote.outstanding(run.id)
+            run.tally.stopping = stopping or Stop.SUPERSEDED
+            return
+        fresh.tally.inflight = self.remote.outstanding(run.id)
+        if stopping is not None and fresh.tally.stopping is None:
+            fresh.tally.stopping = stopping
+        self.runs[run.id] = fresh
+        self._hungry.add(run.id)
+        if any(n.state == "sleeping" for n in ended) or fresh.tally.parked:
+            self.timers.forget()
+
+    def _count_ended(self, run: R, ended: list[NodeRecord]) -> None:
+        """Count the ends of ``run``'s jobs from the store: an indexed count
+        of what is left (it covers what they added and skipped), and the
+        first failure; no whole take-up."""
+        assert self.remote is not None
+        tally = run.tally
+        tally.remaining = self.store.count_unfinished(run.id)
+        tally.inflight = self.remote.outstanding(run.id)
+        self._hungry.add(run.id)
+        for node in ended:
+            if node.state == "sleeping":
+                tally.parked = True
+                self.timers.forget()
+            elif node.state == "failed" and tally.failure is None:
+                tally.failure = run.failure_of(node)
+                if self.frontend.stops_on_failure(run):
+                    tally.stopping = tally.stopping or Stop.FAILED
+            elif node.state == "skipped":
+                tally.skipped.add(node.key)
+
+    def heard(self, traversal_id: str, key: str) -> None:
+        """A worker's notice: this job ended; look at once."""
+        if self.remote is None:
+            return
+        if not self.remote.heard(traversal_id, key) and traversal_id in self.runs:
+            self._stale.add(traversal_id)  # deferred by an engine before us
+        self.wake()
+
+    def reconnected(self) -> None:
+        """Notices may have been lost while the listener was away: look at
+        everything again."""
+        self._stale.update(self.runs)
+        self.rescan_soon()
 
     # -- finishing ----------------------------------------------------------------
 
@@ -557,6 +657,11 @@ def _readies_others(progress: list[Change], eager: list[NodeRecord]) -> bool:
         elif isinstance(change, UpdateNode) and change.fields.get("state") == "ready":
             return True
     return False
+
+
+def _stuck(run: Run, tid: str, hungry: set[str]) -> bool:
+    tally = run.tally
+    return tid not in hungry and not tally.inflight and tally.remaining > 0 and not tally.parked
 
 
 def _check_deadline(run: Run, now: datetime) -> None:

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import os
 from collections.abc import Awaitable, Callable, Mapping
@@ -255,6 +256,14 @@ class LedgerResource(ResourcePlugin):
             default=0,
             update_allowed=True,
         ),
+        "hold_secs": PropertySchema(
+            type=PropertyType.NUMBER,
+            description="Seconds each create holds its job before making the thing, as "
+            "a call in flight does (wait_secs polls instead, holding nothing): the window "
+            "in which tests pause or kill a worker.",
+            default=0,
+            update_allowed=True,
+        ),
     }
     attributes_schema: ClassVar[Mapping[str, AttributeSchema]] = {
         "value": AttributeSchema("The value property.")
@@ -268,6 +277,8 @@ class LedgerResource(ResourcePlugin):
         return str(path)
 
     async def create(self, ctx: ResourceContext, props: Properties) -> Token:
+        if ctx.physical_id is None and float(props.get("hold_secs") or 0) > 0:
+            await asyncio.sleep(float(props["hold_secs"]))
         if ctx.physical_id is None:
             path, name = self.ledger_path(props), ctx.physical_resource_name
             if ("create", name) not in read_ledger(path):

@@ -2,8 +2,10 @@
 on first use (lazy_loader reads this stub)."""
 
 from .api import (
+    DONE_CHANNEL,
     STACK,
     TRAVERSAL_KINDS,
+    WORK_CHANNEL,
     WORKFLOW,
     AddNodes,
     AddTimer,
@@ -13,13 +15,16 @@ from .api import (
     DeleteResource,
     DeleteTimers,
     EventRecord,
+    FenceNode,
     NewStack,
     NodeRecord,
+    Notice,
     ReleaseSuccessors,
     ResourceRecord,
     SignalRecord,
     StackExists,
     StackRecord,
+    StaleNode,
     StaleTraversal,
     StartedStack,
     Store,
@@ -34,6 +39,8 @@ from .api import (
     UpdateStack,
     UpdateTraversal,
 )
+from .listen import libpq_url, listens, notices
+from .processes import BEAT_SECONDS, PROCESS_KINDS, PROCESS_STATS, STALE_BEATS, ProcessRecord
 from .scheduling import (
     CronFire,
     CronTriggerExists,
@@ -67,13 +74,19 @@ from .workflows import (
 
 __all__ = [
     "ACTION_STATES",
+    "BEAT_SECONDS",
     "DEPLOYMENT_UPDATABLE",
+    "DONE_CHANNEL",
+    "PROCESS_KINDS",
+    "PROCESS_STATS",
     "STACK",
+    "STALE_BEATS",
     "TASK_STATES",
     "TASK_TYPES",
     "TRAVERSAL_KINDS",
     "WORKFLOW",
     "WORKFLOW_STATES",
+    "WORK_CHANNEL",
     "ActionDefinitionRecord",
     "ActionExecutionRecord",
     "AddActionExecution",
@@ -93,8 +106,11 @@ __all__ = [
     "EnvironmentRecord",
     "EventRecord",
     "ExecutionRecord",
+    "FenceNode",
     "NewStack",
     "NodeRecord",
+    "Notice",
+    "ProcessRecord",
     "ReleaseSuccessors",
     "ResourceRecord",
     "SQLStore",
@@ -104,6 +120,7 @@ __all__ = [
     "SoftwareDeploymentRecord",
     "StackExists",
     "StackRecord",
+    "StaleNode",
     "StaleTraversal",
     "StartedStack",
     "Store",
@@ -126,5 +143,8 @@ __all__ = [
     "WorkflowDefinitionRecord",
     "WorkflowStore",
     "default_url",
+    "libpq_url",
+    "listens",
+    "notices",
     "open_store",
 ]

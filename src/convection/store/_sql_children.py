@@ -32,6 +32,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from convection.common import NotFound
+from convection.store import _sql_remote as remote
 from convection.store import _sql_rows as rows
 from convection.store import _sql_statements as q
 from convection.store._sql_apply import apply_batch
@@ -263,6 +264,7 @@ def _insert_traversals(
     columns = rows.traversal_columns(records, now)
     columns["started_at"] = [t.started_at or now for t in records]
     executemany_columns(conn, _INSERT_TRAVERSALS, columns, len(records), tuple(columns))
+    remote.send(conn, [remote.WORK_NOTICE])
     if nodes:
         node_columns = rows.record_columns(nodes, now)
         executemany_columns(conn, q.INSERT_NODES, node_columns, len(nodes), tuple(node_columns))

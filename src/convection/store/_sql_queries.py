@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from convection.common import NotFound
+from convection.store import _sql_remote as remote
 from convection.store import _sql_rows as rows
 from convection.store import _sql_statements as q
 from convection.store._paging import sort_columns
@@ -115,6 +116,7 @@ def start_traversal(
     if record["started_at"] is None:
         record["started_at"] = now
     conn.execute(traversals.insert().values(record))
+    remote.send(conn, [remote.WORK_NOTICE])
     if nodes:
         columns = rows.record_columns(nodes, now)
         executemany_columns(conn, q.INSERT_NODES, columns, len(nodes), tuple(columns))

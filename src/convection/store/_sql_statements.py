@@ -37,6 +37,8 @@ RESOURCES_OF_STACK = (
     sa.select(resources).where(resources.c.stack_id == _P("stack_id")).order_by(resources.c.id)
 )
 CURRENT_RESOURCES_OF_STACK = RESOURCES_OF_STACK.where(resources.c.current.is_(True))
+RESOURCES_NAMED = RESOURCES_OF_STACK.where(resources.c.name.in_(_P("names", expanding=True)))
+CURRENT_RESOURCES_NAMED = RESOURCES_NAMED.where(resources.c.current.is_(True))
 INSERT_RESOURCES = resources.insert().inline()
 INSERT_RESOURCE_RETURNING = resources.insert().returning(resources.c.id)
 NEXT_RESOURCE_IDS = sa.select(
@@ -49,6 +51,14 @@ RESOURCE_IDS_AFTER = (
 
 TRAVERSAL_BY_ID = sa.select(traversals).where(traversals.c.id == _P("id"))
 NODE_BY_KEY = sa.select(n).where(n.c.traversal_id == _P("traversal_id"), n.c.key == _P("key"))
+UNFINISHED = (
+    sa.select(sa.func.count())
+    .select_from(n)
+    .where(
+        n.c.traversal_id == _P("traversal_id"),
+        n.c.state.not_in(("done", "failed", "skipped")),
+    )
+)
 NODES_BY_KEYS = sa.select(n).where(
     n.c.traversal_id == _P("traversal_id"), n.c.key.in_(_P("keys", expanding=True))
 )

@@ -36,6 +36,7 @@ from convection.store.workflows import (
 )
 
 if TYPE_CHECKING:
+    from convection.store.processes import ProcessRecord
     from convection.store.scheduling import ScheduleStore
     from convection.store.software import SoftwareStore
     from convection.store.workflows import WorkflowStore
@@ -243,6 +244,36 @@ class UpdateNode:
 
 
 @dataclass(frozen=True, slots=True)
+class FenceNode:
+    """Write the rest of this batch only if the node is still running under
+    ``owner`` at ``attempt``; else the whole batch is refused with
+    :class:`StaleNode`. A worker puts one in every write of its job, so a
+    worker that lost its lease (paused, partitioned) cannot write over the
+    node's re-run: the check and the write are one transaction, and the
+    row stays locked until it commits."""
+
+    traversal_id: str
+    key: str
+    attempt: int
+    owner: str
+
+
+#: Notice channels: new work for engines (a traversal started, a timer due
+#: now), and a job's end (payload ``traversal_id key``) for its engine.
+WORK_CHANNEL = "convection_work"
+DONE_CHANNEL = "convection_done"
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """``NOTIFY channel, payload`` when the batch commits (PostgreSQL; a
+    no-op on SQLite and in memory, where one process does everything)."""
+
+    channel: str
+    payload: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ReleaseSuccessors:
     """Decrement each successor's ``pending``; those reaching 0 become ready."""
 
@@ -317,6 +348,8 @@ Change = (
     | UpdateTaskExecution
     | AddActionExecution
     | UpdateActionExecution
+    | FenceNode
+    | Notice
 )
 
 
@@ -363,6 +396,17 @@ class StartedStack:
 
 class StaleTraversal(Exception):
     """The traversal was superseded or cancelled while a batch was pending."""
+
+
+class StaleNode(Exception):
+    """A :class:`FenceNode` failed: the node was re-run (its lease lapsed
+    and another attempt claimed it), so this writer's outcome is refused."""
+
+    def __init__(self, traversal_id: str, key: str, attempt: int) -> None:
+        super().__init__(f"traversal {traversal_id}: node {key} is no longer at attempt {attempt}")
+        self.traversal_id = traversal_id
+        self.key = key
+        self.attempt = attempt
 
 
 class StackExists(Conflict):
@@ -465,8 +509,10 @@ class Store(Protocol):
     def get_resource(self, resource_id: int) -> ResourceRecord | None: ...
 
     def list_resources(
-        self, stack_id: str, *, current_only: bool = False
-    ) -> list[ResourceRecord]: ...
+        self, stack_id: str, *, current_only: bool = False, names: Collection[str] | None = None
+    ) -> list[ResourceRecord]:
+        """The stack's rows (every version), by id; ``names``: of those only."""
+        ...
 
     # traversals
     def start_traversal(
@@ -555,6 +601,36 @@ class Store(Protocol):
         """Running nodes whose lease expired (their engine died) become ready."""
         ...
 
+    def count_unfinished(self, traversal_id: str) -> int:
+        """Nodes of the traversal not done, failed or skipped (one indexed
+        count: what an engine learns of a run whose jobs ran elsewhere)."""
+        ...
+
+    def take_node(
+        self,
+        traversal_id: str,
+        key: str,
+        attempt: int,
+        owner: str,
+        lease_until: datetime,
+        *,
+        claimed_by: str | None = None,
+    ) -> NodeRecord | None:
+        """A worker takes the lease of the node its job runs, if the node is
+        still running at ``attempt`` and (``claimed_by``) still under that
+        engine's claim; else the job is stale (delivered twice, or the node
+        re-run): None."""
+        ...
+
+    def renew_nodes(self, owner: str, lease_until: datetime) -> set[tuple[str, str]]:
+        """Renew every running node's lease ``owner`` holds; the (traversal,
+        key) of each, so a worker learns which leases it lost."""
+        ...
+
+    def notify(self, channel: str, payload: str = "") -> None:
+        """Wake listeners in other processes (PostgreSQL's NOTIFY)."""
+        ...
+
     def due_timers(self, now: datetime, limit: int) -> list[TimerRecord]: ...
 
     def next_timer_due(self, traversal_id: str | None = None) -> datetime | None: ...
@@ -619,4 +695,34 @@ class Store(Protocol):
 
     def close(self) -> None:
         """Release connections; the store is unusable afterwards."""
+        ...
+
+    # -- running processes and what operators count (convection status, /metrics) ---------
+    def beat(self, record: ProcessRecord) -> None:
+        """Upsert the process's row by ``record.id``; ``heartbeat_at`` is
+        the store's now, whatever the record says (:mod:`.processes`)."""
+        ...
+
+    def list_processes(self) -> list[ProcessRecord]:
+        """Every process row, stale or not, by kind, host and id."""
+        ...
+
+    def forget_process(self, process_id: str) -> None:
+        """Remove a process's row (a clean stop); absent is not an error."""
+        ...
+
+    def leases_held(self) -> dict[str, tuple[int, int]]:
+        """Lease owner -> (traversals whose unexpired lease it holds,
+        running nodes it leases); owners holding neither are absent."""
+        ...
+
+    def count_by_state(self) -> dict[str, dict[str, int]]:
+        """``{"traversal:stack": {status: n}, "traversal:workflow": {...},
+        "execution": {state: n}}``, over every row."""
+        ...
+
+    def queue_depths(self) -> dict[str, dict[str, int]]:
+        """Queue name -> {"todo": n, "doing": n} from procrastinate's
+        ``procrastinate_jobs`` on PostgreSQL; {} without that table, on
+        SQLite and in memory."""
         ...

@@ -27,6 +27,7 @@ from convection.store._fields import (
     with_updated_at,
 )
 from convection.store._filters import after, matches, ordered
+from convection.store._memory_processes import MemoryProcesses
 from convection.store._memory_scheduling import MemorySchedules
 from convection.store._memory_tables import (
     Tables,
@@ -50,14 +51,17 @@ from convection.store.api import (
     DeleteResource,
     DeleteTimers,
     EventRecord,
+    FenceNode,
     JSONDict,
     NewStack,
     NodeRecord,
+    Notice,
     ReleaseSuccessors,
     ResourceRecord,
     SignalRecord,
     StackExists,
     StackRecord,
+    StaleNode,
     StaleTraversal,
     StartedStack,
     TakeTimer,
@@ -71,6 +75,7 @@ from convection.store.api import (
     UpdateStack,
     UpdateTraversal,
 )
+from convection.store.processes import ProcessRecord
 from convection.store.scheduling import ScheduleStore
 from convection.store.software import MemorySoftware, SoftwareStore
 from convection.store.workflows import (
@@ -104,6 +109,7 @@ class MemoryStore:
         self.workflows: WorkflowStore = MemoryWorkflows(self)
         #: Stored environments and cron triggers (:mod:`.scheduling`).
         self.schedules: ScheduleStore = MemorySchedules(self, MemoryWorkflowRows(self))
+        self._processes = MemoryProcesses(self._lock, self._t)
 
     def close(self) -> None:
         """Nothing to release; present so callers need not know the backend."""
@@ -330,12 +336,17 @@ class MemoryStore:
             found = self._t.resources.get(resource_id)
             return None if found is None else detach(found)
 
-    def list_resources(self, stack_id: str, *, current_only: bool = False) -> list[ResourceRecord]:
+    def list_resources(
+        self, stack_id: str, *, current_only: bool = False, names: Collection[str] | None = None
+    ) -> list[ResourceRecord]:
+        wanted = None if names is None else set(names)
         with self._lock:
             return [
                 detach(r)
                 for r in sorted(self._t.resources.values(), key=lambda r: r.id)
-                if r.stack_id == stack_id and (r.current or not current_only)
+                if r.stack_id == stack_id
+                and (r.current or not current_only)
+                and (wanted is None or r.name in wanted)
             ]
 
     # -- traversals --------------------------------------------------------------
@@ -508,6 +519,47 @@ class MemoryStore:
             claimed.append(detach(node))
         return claimed
 
+    def count_unfinished(self, traversal_id: str) -> int:
+        with self._lock:
+            return sum(
+                1
+                for (tid, _), node in self._t.nodes.items()
+                if tid == traversal_id and node.state not in ("done", "failed", "skipped")
+            )
+
+    def take_node(
+        self,
+        traversal_id: str,
+        key: str,
+        attempt: int,
+        owner: str,
+        lease_until: datetime,
+        *,
+        claimed_by: str | None = None,
+    ) -> NodeRecord | None:
+        until = aware(lease_until, "lease_until")
+        with self._lock:
+            node = self._t.nodes.get((traversal_id, key))
+            if node is None or node.state != "running" or node.attempt != attempt:
+                return None
+            if claimed_by is not None and node.lease_owner != claimed_by:
+                return None
+            taken = replace(node, {"lease_owner": owner, "lease_until": until})
+            self._t.put_node(taken, [])
+            return taken
+
+    def renew_nodes(self, owner: str, lease_until: datetime) -> set[tuple[str, str]]:
+        until = aware(lease_until, "lease_until")
+        with self._lock:
+            held = [self._t.nodes[k] for k in self._t.running]
+            held = [node for node in held if node.lease_owner == owner]
+            for node in held:
+                self._t.put_node(replace(node, {"lease_until": until}), [])
+            return {(node.traversal_id, node.key) for node in held}
+
+    def notify(self, channel: str, payload: str = "") -> None:
+        """One process: nobody else to wake."""
+
     def reclaim_expired(self, now: datetime) -> int:
         now = aware(now, "now")
         with self._lock:
@@ -597,6 +649,17 @@ class MemoryStore:
                 t.put_resource(updated(resource, with_updated_at(fields, now)), undo)
             case DeleteResource(resource_id=rid):
                 t.drop_resource(rid, undo)
+            case FenceNode(traversal_id=tid, key=key, attempt=attempt, owner=owner):
+                node = t.nodes.get((tid, key))
+                if (
+                    node is None
+                    or node.state != "running"
+                    or node.attempt != attempt
+                    or node.lease_owner != owner
+                ):
+                    raise StaleNode(tid, key, attempt)
+            case Notice():
+                pass  # one process: nobody else to wake
             case UpdateNode(traversal_id=tid, key=key, fields=fields):
                 node = _need(t.nodes.get((tid, key)), "traversal node", f"{tid}/{key}")
                 t.put_node(updated(node, fields), undo)
@@ -789,6 +852,25 @@ class MemoryStore:
                 if g.stack_id == stack_id and g.resource_name == resource_name and not g.consumed
             ]
         return sorted(found, key=lambda g: g.id)
+
+    # -- running processes and what operators count (_memory_processes) -------------------
+    def beat(self, record: ProcessRecord) -> None:
+        self._processes.beat(record)
+
+    def list_processes(self) -> list[ProcessRecord]:
+        return self._processes.list_processes()
+
+    def forget_process(self, process_id: str) -> None:
+        self._processes.forget_process(process_id)
+
+    def leases_held(self) -> dict[str, tuple[int, int]]:
+        return self._processes.leases_held()
+
+    def count_by_state(self) -> dict[str, dict[str, int]]:
+        return self._processes.count_by_state()
+
+    def queue_depths(self) -> dict[str, dict[str, int]]:
+        return self._processes.queue_depths()
 
 
 class _TokenTable:

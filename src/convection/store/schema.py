@@ -508,6 +508,25 @@ sa.Index(None, cron_triggers.c.next_execution_time)
 sa.Index(None, cron_triggers.c.project, cron_triggers.c.created_at)
 sa.Index(None, cron_triggers.c.workflow_id)
 
+# Running engines, workers and API servers (revision 0010): one row per
+# process, upserted by its own beat (store/processes.py). No foreign keys:
+# a row outlives nothing and nothing points at it.
+processes = sa.Table(
+    "processes",
+    metadata,
+    _text("id"),
+    _text("kind"),
+    _text("host"),
+    sa.Column("pid", sa.Integer, nullable=False),
+    _json("queues"),
+    sa.Column("concurrency", sa.Integer, nullable=False),
+    sa.Column("running", sa.Integer, nullable=False),
+    _json("stats"),
+    _when("started_at", nullable=False),
+    _when("heartbeat_at", nullable=False),
+    sa.PrimaryKeyConstraint("id"),
+)
+
 #: Every table, parents first (the order to create, and reversed to empty).
 ALL_TABLES = (
     raw_templates,
@@ -529,4 +548,5 @@ ALL_TABLES = (
     action_executions,
     environments,
     cron_triggers,
+    processes,
 )

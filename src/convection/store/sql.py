@@ -18,7 +18,9 @@ from sqlalchemy.engine import Connection, RowMapping
 
 from convection.common import NotFound, collector_paused
 from convection.store import _sql_children as children
+from convection.store import _sql_processes as procs
 from convection.store import _sql_queries as queries
+from convection.store import _sql_remote as remote
 from convection.store import _sql_rows as rows
 from convection.store import _sql_statements as q
 from convection.store._fields import (
@@ -40,6 +42,7 @@ from convection.store.api import (
     JSONDict,
     NewStack,
     NodeRecord,
+    Notice,
     ResourceRecord,
     SignalRecord,
     StackExists,
@@ -55,6 +58,7 @@ from convection.store.api import (
     UpdateStack,
 )
 from convection.store.memory import MemoryStore
+from convection.store.processes import ProcessRecord
 from convection.store.scheduling import ScheduleStore
 from convection.store.schema import api_tokens, events, stacks
 from convection.store.software import SoftwareStore
@@ -269,10 +273,30 @@ class SQLStore:
         row = self._first(q.RESOURCE_BY_ID, id=resource_id)
         return None if row is None else rows.resource(row)
 
-    def list_resources(self, stack_id: str, *, current_only: bool = False) -> list[ResourceRecord]:
+    def list_resources(
+        self, stack_id: str, *, current_only: bool = False, names: Collection[str] | None = None
+    ) -> list[ResourceRecord]:
+        if names is not None:
+            return self._resources_named(stack_id, current_only, sorted(set(names)))
         query = q.CURRENT_RESOURCES_OF_STACK if current_only else q.RESOURCES_OF_STACK
         params = {"stack_id": stack_id}
         return self._db.read(lambda conn: fetch_records(conn, query, params, ResourceRecord))
+
+    def _resources_named(
+        self, stack_id: str, current_only: bool, names: list[str]
+    ) -> list[ResourceRecord]:
+        """A few rows by name (a list bound per call: not the fast path's
+        statements compiled once)."""
+        query = q.CURRENT_RESOURCES_NAMED if current_only else q.RESOURCES_NAMED
+
+        def run(conn: Connection) -> list[ResourceRecord]:
+            found: list[ResourceRecord] = []
+            for chunk in _chunks(names):
+                params = {"stack_id": stack_id, "names": chunk}
+                found.extend(rows.resource(r) for r in conn.execute(query, params).mappings())
+            return sorted(found, key=lambda r: r.id)
+
+        return self._db.read(run) if names else []
 
     # -- traversals --------------------------------------------------------------
     def start_traversal(
@@ -385,6 +409,35 @@ class SQLStore:
 
         return self._db.write(run) if wanted else {}
 
+    def count_unfinished(self, traversal_id: str) -> int:
+        params = {"traversal_id": traversal_id}
+        return int(self._db.read(lambda conn: conn.execute(q.UNFINISHED, params).scalar()) or 0)
+
+    def take_node(
+        self,
+        traversal_id: str,
+        key: str,
+        attempt: int,
+        owner: str,
+        lease_until: datetime,
+        *,
+        claimed_by: str | None = None,
+    ) -> NodeRecord | None:
+        until = aware(lease_until, "lease_until")
+
+        def run(conn: Connection) -> NodeRecord | None:
+            return remote.take(conn, traversal_id, key, attempt, owner, until, claimed_by)
+
+        return self._db.write(run)
+
+    def renew_nodes(self, owner: str, lease_until: datetime) -> set[tuple[str, str]]:
+        until = aware(lease_until, "lease_until")
+        return self._db.write(lambda conn: remote.renew(conn, owner, until))
+
+    def notify(self, channel: str, payload: str = "") -> None:
+        if not self._db.is_sqlite:
+            self._db.write(lambda conn: remote.send(conn, [Notice(channel, payload)]))
+
     def reclaim_expired(self, now: datetime) -> int:
         return int(self._db.write(lambda conn: conn.execute(q.RECLAIM, {"now": now}).rowcount))
 
@@ -409,10 +462,14 @@ class SQLStore:
             lock = "update"
         now = utcnow()
 
+        fences, notices, rows_changes = remote.split(changes, now)
+
         def run(conn: Connection) -> None:
+            remote.check_fences(conn, fences)
             if traversal_id is not None and not queries.is_current(conn, traversal_id, lock):
                 raise StaleTraversal(traversal_id)
-            apply_batch(conn, changes, now)
+            apply_batch(conn, rows_changes, now)
+            remote.send(conn, notices)
 
         try:
             self._db.write(run)
@@ -433,7 +490,10 @@ class SQLStore:
             current = children.current_among(conn, ids, lock) if ids else set()
             stale = [tid is not None and tid not in current for tid, _ in batches]
             merged = [c for (_, cs), out in zip(batches, stale, strict=True) if not out for c in cs]
-            apply_batch(conn, merged, now)
+            fences, notices, rows_changes = remote.split(merged, now)
+            remote.check_fences(conn, fences)
+            apply_batch(conn, rows_changes, now)
+            remote.send(conn, notices)
             return stale
 
         try:
@@ -536,3 +596,22 @@ class SQLStore:
             .values(revoked_at=aware(now, "revoked_at"))
         )
         return int(self._db.write(lambda conn: conn.execute(statement).rowcount))
+
+    # -- running processes and what operators count (_sql_processes) ----------------------
+    def beat(self, record: ProcessRecord) -> None:
+        procs.beat(self._db, record)
+
+    def list_processes(self) -> list[ProcessRecord]:
+        return procs.list_processes(self._db)
+
+    def forget_process(self, process_id: str) -> None:
+        procs.forget_process(self._db, process_id)
+
+    def leases_held(self) -> dict[str, tuple[int, int]]:
+        return procs.leases_held(self._db)
+
+    def count_by_state(self) -> dict[str, dict[str, int]]:
+        return procs.count_by_state(self._db)
+
+    def queue_depths(self) -> dict[str, dict[str, int]]:
+        return procs.queue_depths(self._db)

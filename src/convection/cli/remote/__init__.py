@@ -23,6 +23,7 @@ LOCAL_ONLY = {
     "engine": "the server runs the engine itself",
     "server": "it serves a store of its own (--db)",
     "token": "tokens are made on the server's store: run it where --db opens that store",
+    "status": "it reads the processes' rows in the store: run it where --db opens that store",
 }
 
 #: Exit code of a command refused for the mode it runs in (click's usage error).

@@ -43,8 +43,19 @@ def _nova_schema() -> dict[str, PropertySchema]:
     }
 
 
-#: Nova's properties other than ``name``: accepted and ignored.
-NOVA_PROPERTIES: Final[Mapping[str, PropertySchema]] = _nova_schema()
+#: Where the node is, for the engine: jobs on it (its software deployments)
+#: go to the task queue of that name, which only workers that can reach it
+#: serve (``convection worker --queue site-a``).
+QUEUE_PROPERTY: Final = PropertySchema(
+    type=PropertyType.STRING,
+    description="The task queue whose workers run this node's deployments (a site); "
+    "default: the queue `default`. Used when jobs run on `convection worker`s.",
+    update_allowed=True,
+)
+
+#: Nova's properties other than ``name`` (accepted and ignored), and the
+#: node's ``queue``: every kind of node takes both.
+NOVA_PROPERTIES: Final[Mapping[str, PropertySchema]] = {**_nova_schema(), "queue": QUEUE_PROPERTY}
 
 NAME_PROPERTY: Final = PropertySchema(
     type=PropertyType.STRING,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from convection.kernel import Run
-from convection.store import ExecutionRecord, TaskExecutionRecord, TraversalRecord
+from convection.store import ExecutionRecord, NodeRecord, TaskExecutionRecord, TraversalRecord
 from convection.workflows.engine.states import COMPLETED
 from convection.workflows.lang import WorkflowGraph, WorkflowSpec
 
@@ -123,6 +123,16 @@ class ExecutionRun(Run):
         return iter(self.tasks.values())
 
     # -- the kernel's questions -----------------------------------------------------------
+    def queue(self, node: NodeRecord) -> str:
+        """A task's ``target`` (Mistral's executor target) names the queue
+        whose workers run its action. An expression target is not
+        evaluated yet: such a task goes to ``default``."""
+        spec = self.spec.tasks.get(str(node.payload.get("name", node.resource_name)))
+        target = None if spec is None else spec.target
+        if target and "<%" not in target and "{{" not in target:
+            return target
+        return super().queue(node)
+
     def dormant(self) -> bool:
         """Paused with nothing running: only a resume goes on."""
         return self.execution.state == "PAUSED" and self.tally.inflight == 0
