@@ -8,6 +8,7 @@ SQLite file, and send them real signals.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import signal
 import subprocess
@@ -162,4 +163,17 @@ def test_engine_with_nothing_to_do(db: str, capsys: pytest.CaptureFixture[str]) 
     assert run(["--db", db, "engine", "--until-idle", "--concurrency", "4"]) == 0
     out = capsys.readouterr().out
     assert "Engine engine-" in out and "Engine idle" in out
+    assert "4 jobs at once" in out
+
+
+def test_the_concurrency_option_wins_with_the_store_from_the_environment(db: str) -> None:
+    """With CONVECTION_DB the settings are read before the command runs; the
+    option was once applied to them too late, and ignored."""
+    env = {**os.environ, "CONVECTION_DB": db}
+    done = subprocess.run(
+        [str(EXE), "engine", "--until-idle", "--concurrency", "3"],
+        env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "3 jobs at once" in done.stdout
     assert run(["--db", db, "engine", "--concurrency", "0"]) == 1

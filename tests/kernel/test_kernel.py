@@ -12,6 +12,7 @@ concurrency bound, one timer loop, and take-up after a crash of both.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib.util
 import uuid
 from collections.abc import Sequence
@@ -23,7 +24,7 @@ from typing import Any
 import pytest
 
 from convection.convergence import EngineConfig
-from convection.kernel import FrontEnds, Journal, Kernel, Outcome, Run, done
+from convection.kernel import FrontEnds, Journal, Kernel, Outcome, RemoteJobs, Run, done
 from convection.store import (
     WORKFLOW,
     AddTimer,
@@ -370,14 +371,45 @@ def test_a_fenced_write_is_refused_once_the_node_was_re_run(store: Store) -> Non
     (again,) = store.claim_ready(tid, "engine-1", 1, soon)
     assert again.attempt == node.attempt + 1
     assert store.take_node(tid, node.key, again.attempt, "worker-b", soon) is not None
-    late = [
-        FenceNode(tid, node.key, node.attempt, "worker-a"),
-        UpdateNode(tid, node.key, {"state": "done", "lease_owner": None}),
-    ]
+    finish = UpdateNode(tid, node.key, {"state": "done", "lease_owner": None})
+    late: list[Change] = [FenceNode(tid, node.key, node.attempt, "worker-a"), finish]
     with pytest.raises(StaleNode):
         store.apply(late, traversal_id=tid)
     (stored,) = store.get_nodes(tid, [node.key])
     assert (stored.state, stored.lease_owner) == ("running", "worker-b")
-    store.apply([FenceNode(tid, node.key, again.attempt, "worker-b"), *late[1:]], traversal_id=tid)
+    store.apply([FenceNode(tid, node.key, again.attempt, "worker-b"), finish], traversal_id=tid)
     (stored,) = store.get_nodes(tid, [node.key])
     assert stored.state == "done"
+
+
+class _Queue:
+    """A Dispatch that only remembers what it was given."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, str, dict[str, Any]]] = []
+
+    async def defer(self, jobs: Sequence[tuple[str, str, dict[str, Any]]]) -> None:
+        self.sent.extend(jobs)
+
+
+def test_a_node_deferred_again_before_its_first_end_was_seen_counts_once(store: Store) -> None:
+    """A woken node re-claimed before the engine saw its first job end (a
+    wait condition's signal) is one job in flight, not two: counted twice,
+    its run never ended."""
+    tid = start(store, {"a": ("ok", ())})
+    queue = _Queue()
+    remote = RemoteJobs(queue, store, owner="engine-1", lease_seconds=30)
+    (node,) = store.claim_ready(tid, "engine-1", 1, datetime.now(UTC) + timedelta(seconds=30))
+
+    async def scenario() -> None:
+        remote.defer("default", node)
+        remote.defer("default", dataclasses.replace(node, attempt=node.attempt + 1))
+        await asyncio.sleep(0.01)
+
+    asyncio.run(scenario())
+    assert remote.outstanding(tid) == 1
+    assert [job[1] for job in queue.sent] == [f"{tid}/a/1", f"{tid}/a/2"]  # one lock per attempt
+    store.apply([UpdateNode(tid, "a", {"state": "done", "lease_owner": None})])
+    assert remote.heard(tid, "a")
+    assert [n.key for n in remote.settle(every=False)[tid]] == ["a"]
+    assert remote.outstanding(tid) == 0

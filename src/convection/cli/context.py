@@ -316,6 +316,14 @@ class Invocation:
             self._stacks = Stacks(self.store, config=config, on_engine=_with_workflows)
         return self._stacks
 
+    def set_flag(self, name: str, value: Any) -> None:
+        """A command's own option for a setting (``engine --concurrency``),
+        as if given as a global flag: it wins over files and environment.
+        Settings read before are read again. Call before :attr:`stacks` is
+        built."""
+        self.flags[name] = value
+        self._effective = None
+
     def default(self, name: str, value: Any) -> None:
         """Use ``value`` for option ``name`` unless a file, the environment
         or a flag set it (``convection server`` defaults ``api_url`` to its

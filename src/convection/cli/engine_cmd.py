@@ -229,17 +229,18 @@ def engine(
 
     inv = invocation(ctx)
     if concurrency is not None:
-        inv.flags["concurrency"] = concurrency
+        inv.set_flag("concurrency", concurrency)
     elif workers:
-        inv.flags["concurrency"] = WORKERS_CONCURRENCY
+        inv.set_flag("concurrency", WORKERS_CONCURRENCY)
     if workers and not _listens(inv.db_url):
         raise typer.BadParameter(
             "needs a PostgreSQL store (--db postgresql+psycopg://...)", param_hint="--workers"
         )
     stacks = inv.local_stacks
-    owner = stacks.engine.config.owner
+    config = stacks.engine.config
+    where = "deferred to workers" if workers else "at once"
     stdout.print(
-        f"Engine {owner} on {redact_url(inv.db_url)}"
+        f"Engine {config.owner} on {redact_url(inv.db_url)}, {config.concurrency} jobs {where}"
         + ("" if until_idle else " (Ctrl-C or SIGTERM to stop)"),
         markup=False,
         highlight=False,

@@ -92,7 +92,7 @@ def server(
 
     inv = invocation(ctx)
     if db is not None:
-        inv.flags["db"] = db
+        inv.set_flag("db", db)
     # Signal URLs (a handle's curl_cli) point here unless CONVECTION_API_URL
     # names the address machines outside reach (a proxy, a 0.0.0.0 bind).
     inv.default("api_url", f"http://{bind}")

@@ -86,8 +86,10 @@ class RemoteJobs:
     def defer(self, queue: str, node: NodeRecord) -> None:
         """Send ``node``'s job to ``queue`` this event-loop turn (one
         statement per queue for every job claimed in the turn)."""
-        self.waiting[(node.traversal_id, node.key)] = node
-        self._per[node.traversal_id] = self._per.get(node.traversal_id, 0) + 1
+        ident = (node.traversal_id, node.key)
+        if ident not in self.waiting:  # else a re-run whose first end went unseen
+            self._per[node.traversal_id] = self._per.get(node.traversal_id, 0) + 1
+        self.waiting[ident] = node
         self.peak = max(self.peak, len(self.waiting))
         self._send(queue, node)
 

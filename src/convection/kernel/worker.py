@@ -34,6 +34,7 @@ from convection.kernel.run import Run
 from convection.kernel.walker import RECORD_ATTEMPTS, Kernel
 from convection.store import (
     DONE_CHANNEL,
+    PROCESS_STATS,
     WORK_CHANNEL,
     FenceNode,
     NodeRecord,
@@ -49,18 +50,6 @@ R = TypeVar("R", bound=Run)
 
 #: Traversals a worker keeps taken up (the most recently used).
 _SNAPSHOTS = 256
-
-#: The counters a worker keeps (reported by its heartbeat, and /metrics).
-STATS = (
-    "jobs_done",
-    "jobs_failed",
-    "job_seconds_sum",
-    "job_wait_seconds_sum",
-    "takeups",
-    "lease_losses",
-    "stale_results",
-    "stale_jobs",
-)
 
 
 def _now() -> datetime:
@@ -127,7 +116,7 @@ class Worker(Generic[R, S]):
         self.owner = kernel.config.owner
         kernel.handoff = self._handoff
         self.jobs: dict[tuple[str, str], asyncio.Task[None]] = {}
-        self.stats: dict[str, float] = dict.fromkeys(STATS, 0.0)
+        self.stats: dict[str, float] = dict.fromkeys(PROCESS_STATS, 0.0)
         self._lost: set[tuple[str, str]] = set()
         #: Jobs whose outcome is durable (their lease was let go with it).
         self._recorded: set[tuple[str, str]] = set()

@@ -40,6 +40,7 @@ PROCESS_STATS: Final = (
     "takeups",
     "lease_losses",
     "stale_results",
+    "stale_jobs",
 )
 
 
