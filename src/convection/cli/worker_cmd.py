@@ -51,7 +51,11 @@ def worker(
 
     inv = invocation(ctx)
     if not listens(inv.db_url):
-        raise typer.BadParameter("needs a PostgreSQL store (--db postgresql+psycopg://...)")
+        raise typer.BadParameter(
+            f"`convection worker` needs a PostgreSQL store, not {redact_url(inv.db_url)} "
+            "(--db postgresql+psycopg://user@host/db)",
+            param_hint="--db",
+        )
     queues = list(dict.fromkeys(queue or ["default"]))
     inv.owner = process_name("worker")
     stacks = inv.local_stacks

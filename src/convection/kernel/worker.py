@@ -200,7 +200,8 @@ class Worker(Generic[R, S]):
                 "%s/%s: attempt %d was re-run; its outcome refused", tid, key, node.attempt
             )
         except StaleTraversal:
-            pass  # superseded: the facts were kept, the rest is void
+            # Superseded meanwhile: the facts were kept, the rest is void.
+            _log.info("%s/%s: traversal superseded; progress dropped", tid, key)
         finally:
             self.stats["job_seconds_sum"] += time.monotonic() - started
 
