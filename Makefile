@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-deps lint typecheck pytest bench clean
+.PHONY: demo test test-deps lint typecheck pytest bench clean fuzz
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -35,6 +35,10 @@ test: lint typecheck pytest
 bench: $(STAMP)
 	$(BIN)/pip install -q -e '.[bench]'
 	$(BIN)/python bench/template_bench.py
+
+# The atheris harnesses (tests/fuzz), each for FUZZ_SECONDS (default 60).
+fuzz: $(STAMP)
+	$(BIN)/python tests/fuzz/run.py --seconds $${FUZZ_SECONDS:-60}
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -130,3 +130,32 @@ def test_every_answer_carries_a_request_id(http: httpx.Client) -> None:
     response = http.get("/stacks")
     assert response.status_code == 200
     assert response.headers["x-openstack-request-id"].startswith("req-")
+
+
+def test_a_huge_timeout_is_400_not_500(http: httpx.Client) -> None:
+    """Found by schemathesis: a ``timeout_mins`` past Heat's 32-bit column
+    overflowed the deadline's arithmetic (500) on a PATCH update."""
+    assert _create(http, "huge-timeout").status_code == 201
+    stack = http.get("/stacks/huge-timeout", follow_redirects=True).json()["stack"]
+    url = f"/stacks/huge-timeout/{stack['id']}"
+    for method in ("PATCH", "PUT"):
+        body: dict[str, Any] = {"timeout_mins": 10**38}
+        if method == "PUT":
+            body["template"] = GOOD_TEMPLATE
+        body = _fault(http.request(method, url, json=body), 400, "HTTPBadRequest")
+        assert "timeout_mins" in body["error"]["message"]
+    refused = http.post(
+        "/stacks", json={"stack_name": "t", "template": GOOD_TEMPLATE, "timeout_mins": 2**31}
+    )
+    _fault(refused, 400, "HTTPBadRequest")
+
+
+def test_a_huge_nested_depth_answers_at_once(http: httpx.Client) -> None:
+    """Found by schemathesis: ``nested_depth=727167976`` walked that many
+    (empty) levels of nested stacks, holding the request for minutes."""
+    assert _create(http, "deep-walk").status_code == 201
+    stack = http.get("/stacks/deep-walk", follow_redirects=True).json()["stack"]
+    url = f"/stacks/deep-walk/{stack['id']}"
+    for sub in ("events", "resources"):
+        answer = http.get(f"{url}/{sub}", params={"nested_depth": 10**12}, timeout=10)
+        assert answer.status_code == 200, answer.text

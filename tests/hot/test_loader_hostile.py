@@ -8,6 +8,7 @@ import json
 import pytest
 
 from convection.common.errors import InvalidInput, LimitExceeded
+from convection.common.limits import Limits
 from convection.hot.loader import load
 from convection.model.compiler import StackInputs
 from convection.service.validate import validate_template
@@ -85,3 +86,46 @@ def test_json_within_the_depth_limit_validates() -> None:
     body, _ = validate_template(StackInputs(load(_deep_json(90), "ok.json")))
     assert body["Description"] == "No description"  # Heat's, for none given
     assert json.loads(_deep_json(90))
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "code"),
+    [
+        ("a: 1\nb: \x00x\n", "c.yaml:2:4", "#x0000"),
+        ("a: \u00e9\u00e9\nb: \x07\n", "c.yaml:2:4", "#x0007"),  # counted in characters
+        ("\x1b", "c.yaml:1:1", "#x001b"),
+    ],
+)
+def test_a_control_character_is_a_located_error(text: str, where: str, code: str) -> None:
+    """Found by tests/fuzz/fuzz_hot.py: YAML's reader error carried no mark
+    (its position was a byte offset inside the message)."""
+    with pytest.raises(InvalidInput) as caught:
+        load(text, "c.yaml")
+    (diag,) = caught.value.diagnostics
+    assert str(diag) == (
+        f"{where}: Error parsing template c.yaml unacceptable character {code}: "
+        "control characters are not allowed"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "code"),
+    [("a: \ud800\n", "s.yaml:1:4", "D800"), ("a: 1\nb: x\udcff", "s.yaml:2:5", "DCFF")],
+)
+def test_a_lone_surrogate_is_a_located_error(text: str, where: str, code: str) -> None:
+    """Found by tests/fuzz/fuzz_hot.py: a string template (a JSON body's
+    ``"\\ud800"`` decodes to one) with an unpaired surrogate escaped the
+    loader as UnicodeEncodeError."""
+    with pytest.raises(InvalidInput) as caught:
+        load(text, "s.yaml")
+    (diag,) = caught.value.diagnostics
+    assert str(diag) == f"{where}: the file is not UTF-8 text (an unpaired surrogate, U+{code})"
+
+
+def test_the_size_limit_counts_utf8_bytes_not_characters() -> None:
+    """Heat's max_template_size is in bytes: 40 two-byte characters are
+    80 bytes, over a 64-byte limit, though they are 44 characters."""
+    text = "a: " + "\u00e9" * 40 + "\n"
+    with pytest.raises(LimitExceeded, match=r"Template size \(84 bytes\) exceeds maximum"):
+        load(text, "u.yaml", limits=Limits(max_template_size=64))
+    assert load(text, "u.yaml", limits=Limits(max_template_size=84)).data == {"a": "\u00e9" * 40}

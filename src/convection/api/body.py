@@ -17,29 +17,38 @@ from convection.api.errors import ApiError
 from convection.api.settings import ApiSettings
 
 
-def _too_large(size: int | str, limit: int) -> ApiError:
-    return ApiError(
-        400,
-        f"JSON body size ({size} bytes) exceeds maximum allowed size ({limit} bytes).",
-        "RequestLimitExceeded",
-    )
+def _too_large(size: int | str, limit: int) -> str:
+    return f"JSON body size ({size} bytes) exceeds maximum allowed size ({limit} bytes)."
 
 
-async def read_json(request: Request) -> Any:
-    """The request's JSON body (None when empty)."""
+class BodyTooLarge(Exception):
+    """A body over ``max_json_body_size``; the message is Heat's."""
+
+
+async def read_body(request: Request) -> bytes:
+    """The request's body, read only while it is within the limit: raises
+    :class:`BodyTooLarge` (each API answers it in its own format)."""
     settings: ApiSettings = request.app.state.api_settings
     limit = settings.max_json_body_size
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
-        raise _too_large(declared, limit)
+        raise BodyTooLarge(_too_large(declared, limit))
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise _too_large(f"more than {limit}", limit)
+            raise BodyTooLarge(_too_large(f"more than {limit}", limit))
         chunks.append(chunk)
-    raw = b"".join(chunks)
+    return b"".join(chunks)
+
+
+async def read_json(request: Request) -> Any:
+    """The request's JSON body (None when empty)."""
+    try:
+        raw = await read_body(request)
+    except BodyTooLarge as exc:
+        raise ApiError(400, str(exc), "RequestLimitExceeded") from None
     if not raw.strip():
         return None
     try:

@@ -26,6 +26,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
+from convection.api import openapi
 from convection.common import (
     ActionInProgress,
     Conflict,
@@ -132,7 +133,8 @@ def _diagnostics_text(exc: InvalidInput) -> str:
 
 
 def install(app: FastAPI) -> None:
-    """Answer every error with Heat's body."""
+    """Answer every error with Heat's body (and have ``/openapi.json`` say
+    so: :func:`convection.api.openapi.install`)."""
 
     async def api_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, ApiError)
@@ -166,6 +168,7 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(Exception, unexpected)
+    openapi.install(app)
 
 
 def allowed_methods(request: Request) -> list[str]:

@@ -378,7 +378,27 @@ def _char_at(text: str, line: int, column: int) -> str:
     return lines[line][column : column + 1] if line < len(lines) else ""
 
 
+def _reader_error(exc: yaml.reader.ReaderError, name: str, text: str) -> Diagnostic:
+    """A character YAML refuses (a control character), at its line and column.
+
+    libyaml counts the position in UTF-8 bytes, the pure-Python reader in
+    characters; both agree on ASCII text, and the bytes are decoded back
+    either way (a partial character at the cut is dropped)."""
+    position = max(0, int(exc.position))
+    before = text.encode("utf-8")[:position].decode("utf-8", "ignore")
+    if _Loader is yaml.SafeLoader:
+        before = text[:position]
+    line = before.count("\n")
+    column = len(before) - (before.rfind("\n") + 1)
+    character = exc.character
+    shown = f"#x{character:04x}" if isinstance(character, int) else repr(character)
+    message = f"Error parsing template {name} unacceptable character {shown}: {exc.reason}"
+    return Diagnostic(message, (), Mark(name, line + 1, column + 1))
+
+
 def _yaml_error(exc: yaml.YAMLError, name: str, text: str) -> Diagnostic:
+    if isinstance(exc, yaml.reader.ReaderError):
+        return _reader_error(exc, name, text)
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     where = Mark(name, mark.line + 1, mark.column + 1) if mark is not None else None
     problem = getattr(exc, "problem", None) or str(exc)
@@ -486,6 +506,20 @@ def _yaml_document(text: str, name: str, limits: Limits) -> Document:
     return Document(name, data, SourceMap(name, builder.marks), tuple(builder.diags.warnings))
 
 
+def _utf8_size(text: str, name: str) -> int:
+    """The text's size in UTF-8; a lone surrogate (a JSON string's ``\\ud800``
+    escape decodes to one) is not text YAML can read."""
+    try:
+        return len(text.encode("utf-8"))
+    except UnicodeEncodeError as exc:
+        before = text[: exc.start]
+        line, column = before.count("\n") + 1, exc.start - before.rfind("\n")
+        message = (
+            f"the file is not UTF-8 text (an unpaired surrogate, U+{ord(text[exc.start]):04X})"
+        )
+        raise InvalidInput([Diagnostic(message, (), Mark(name, line, column))]) from None
+
+
 def load(
     text: str | bytes, name: str = "<template>", *, limits: Limits = DEFAULT_LIMITS
 ) -> Document:
@@ -494,6 +528,20 @@ def load(
     Raises :class:`InvalidInput` with located diagnostics; never a parser
     traceback.
     """
+    # Heat's limit is on the bytes sent: a character outside ASCII counts
+    # as its UTF-8 length, so 512 KiB of text never holds 2 MiB of data.
+    size = len(text) if isinstance(text, bytes) or text.isascii() else _utf8_size(text, name)
+    if size > limits.max_template_size:
+        raise LimitExceeded(
+            [
+                Diagnostic(
+                    f"Template size ({size} bytes) exceeds maximum allowed size "
+                    f"({limits.max_template_size} bytes).",
+                    (),
+                    Mark(name, 1, 1),
+                )
+            ]
+        )
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -501,17 +549,6 @@ def load(
             raise InvalidInput(
                 [Diagnostic(f"the file is not UTF-8 text (byte {exc.start})", (), Mark(name, 1, 1))]
             ) from None
-    if len(text) > limits.max_template_size:
-        raise LimitExceeded(
-            [
-                Diagnostic(
-                    f"Template size ({len(text)} bytes) exceeds maximum allowed size "
-                    f"({limits.max_template_size} bytes).",
-                    (),
-                    Mark(name, 1, 1),
-                )
-            ]
-        )
     with collector_paused():  # building data makes no cycles: see convection.common.gc
         doc = _json_document(text, name, limits)
         return doc if doc is not None else _yaml_document(text, name, limits)

@@ -174,7 +174,7 @@ def pending(store: Store, stack: StackRecord, nested_depth: int = 0) -> list[dic
     for depth in range(max(0, nested_depth) + 1):
         for each, prefix in level:
             found.extend(_pending_in(store, each, prefix))
-        if depth == nested_depth:
+        if depth == nested_depth or not level:
             break
         level = [
             (child, f"{prefix}{child.parent_resource}/")

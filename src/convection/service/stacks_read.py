@@ -121,11 +121,16 @@ class StackReads:
         self, project: str, name_or_id: str, depth: int
     ) -> list[tuple[StackRecord, str | None]]:
         """The stack and its live nested stacks to ``depth``, parents first,
-        each with the resource that owns it (None for the stack asked)."""
+        each with the resource that owns it (None for the stack asked).
+        A ``depth`` past the last level costs nothing: the walk stops at
+        the first level with no stacks (a client's ``nested_depth`` may be
+        any integer)."""
         top = self._get(project, name_or_id)
         out: list[tuple[StackRecord, str | None]] = [(top, None)]
         level = [top]
         for _ in range(max(0, depth)):
+            if not level:
+                break
             level = [
                 child
                 for parent in level

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, Request
 
+from convection.api import openapi
 from convection.api.auth import Principal
 from convection.api.errors import ApiError
 from convection.common import Limits, NotFound
@@ -15,6 +16,23 @@ from convection.service import Stacks
 PREFIX = "/v1/{tenant_id}"
 #: Where a stack's own routes hang.
 STACK = "/stacks/{stack_name}/{stack_id}"
+
+#: What a create, preview or update body may hold (Heat's ``PARAMS``).
+STACK_BODY = openapi.json_body(
+    {
+        "stack_name": {"type": "string"},
+        "template": openapi.OBJECT_OR_TEXT,
+        "template_url": {"type": "string"},
+        "parameters": {"type": "object"},
+        "environment": openapi.OBJECT_OR_TEXT,
+        "environment_files": {"type": "array", "items": {"type": "string"}},
+        "files": {"type": "object", "additionalProperties": {"type": "string"}},
+        "timeout_mins": {"type": "integer", "minimum": 0},
+        "disable_rollback": {"type": "boolean"},
+        "tags": {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]},
+        "clear_parameters": {"type": "array", "items": {"type": "string"}},
+    }
+)
 
 
 def _stacks(request: Request) -> Stacks:

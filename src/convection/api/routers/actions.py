@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from convection.api import openapi
 from convection.api.auth import Writer
 from convection.api.body import JsonObject
 from convection.api.errors import ApiError
@@ -12,9 +13,16 @@ from convection.api.routers._common import PREFIX, STACK, Service, identified
 router = APIRouter(prefix=PREFIX + STACK, tags=["actions"])
 
 ACTIONS = ("suspend", "resume", "check", "cancel_update", "cancel_without_rollback")
+#: One key, the action (its value is ignored).
+ACTION_BODY = openapi.json_body({name: {} for name in ACTIONS})
 
 
-@router.post("/actions", summary="Suspend, resume, check or cancel an update")
+@router.post(
+    "/actions",
+    summary="Suspend, resume, check or cancel an update",
+    responses=openapi.heat_errors(400, 404, 409),
+    openapi_extra=ACTION_BODY,
+)
 def stack_action(
     principal: Writer, stacks: Service, stack_name: str, stack_id: str, body: JsonObject
 ) -> None:

@@ -15,6 +15,7 @@ from typing import Any, Literal, cast
 
 from fastapi import APIRouter, Request
 
+from convection.api import openapi
 from convection.api.auth import Principal, Reader
 from convection.api.errors import ApiError
 from convection.api.links import stack_url, with_event_links
@@ -29,7 +30,7 @@ from convection.api.routers._common import (
 )
 from convection.service import Stacks
 
-router = APIRouter(prefix=PREFIX + STACK, tags=["events"])
+router = APIRouter(prefix=PREFIX + STACK, tags=["events"], responses=openapi.heat_errors(400, 404))
 
 #: Heat's event filters -> (field of the event view, part of its status).
 FILTERS: Filters = {
@@ -51,7 +52,19 @@ SUMMARY_KEYS = (
 )
 
 
-@router.get("/events", summary="List a stack's events")
+@router.get(
+    "/events",
+    summary="List a stack's events",
+    openapi_extra=openapi.query(
+        limit=openapi.INTEGER,
+        marker=openapi.STRING,
+        sort_dir=openapi.SORT_DIR,
+        sort_keys=openapi.STRING,
+        nested_depth=openapi.INTEGER,
+        resource_action=openapi.STRING,
+        resource_status=openapi.STRING,
+    ),
+)
 def stack_events(
     request: Request, principal: Reader, stacks: Service, stack_name: str, stack_id: str
 ) -> dict[str, Any]:

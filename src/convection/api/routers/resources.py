@@ -7,6 +7,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
+from convection.api import openapi
 from convection.api.auth import Reader, Signaller, Writer
 from convection.api.body import JsonAny, JsonObject
 from convection.api.errors import ApiError
@@ -23,7 +24,11 @@ from convection.api.routers._common import (
 )
 from convection.service import Stacks
 
-router = APIRouter(prefix=PREFIX + STACK + "/resources", tags=["resources"])
+router = APIRouter(
+    prefix=PREFIX + STACK + "/resources",
+    tags=["resources"],
+    responses=openapi.heat_errors(400, 404),
+)
 
 #: Heat's resource list filters -> (field of the view, part of its status).
 FILTERS: Filters = {
@@ -39,7 +44,13 @@ LIST_OPTIONS = frozenset({"nested_depth", "with_detail"})
 MARK_KEYS = frozenset({"mark_unhealthy", "resource_status_reason"})
 
 
-@router.get("", summary="List a stack's resources")
+@router.get(
+    "",
+    summary="List a stack's resources",
+    openapi_extra=openapi.query(
+        nested_depth=openapi.INTEGER, with_detail=openapi.BOOLEAN, type=openapi.STRING
+    ),
+)
 def list_resources(
     request: Request, principal: Reader, stacks: Service, stack_name: str, stack_id: str
 ) -> dict[str, Any]:
@@ -110,7 +121,12 @@ def resource_metadata(
     return {"metadata": metadata if isinstance(metadata, dict) else {}}
 
 
-@router.post("/{resource_name}/signal", summary="Signal a resource")
+@router.post(
+    "/{resource_name}/signal",
+    summary="Signal a resource",
+    responses=openapi.heat_errors(409),
+    openapi_extra=openapi.json_any_body("The signal's data: a JSON object"),
+)
 def signal_resource(
     principal: Signaller,
     stacks: Service,
@@ -126,7 +142,15 @@ def signal_resource(
     stacks.signal(principal.project, stack["id"], resource_name, data)  # 404 ResourceNotFound
 
 
-@router.patch("/{resource_name}", summary="Mark a resource unhealthy (or healthy)")
+@router.patch(
+    "/{resource_name}",
+    summary="Mark a resource unhealthy (or healthy)",
+    responses=openapi.heat_errors(409),
+    openapi_extra=openapi.json_body(
+        {"mark_unhealthy": {"type": "boolean"}, "resource_status_reason": {"type": "string"}},
+        required=("mark_unhealthy",),
+    ),
+)
 def mark_unhealthy(
     principal: Writer,
     stacks: Service,

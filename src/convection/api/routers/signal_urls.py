@@ -21,6 +21,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 
+from convection.api import openapi
 from convection.api.auth import TOKEN_HEADER, Authenticator, Principal, require_signaller
 from convection.api.body import JsonAny
 from convection.api.errors import ApiError
@@ -28,7 +29,12 @@ from convection.api.routers._common import Service, identified
 from convection.common import NotFound
 from convection.resources import SIGNAL, TOKEN_PARAM, WAITCONDITION
 
-router = APIRouter(tags=["signal URLs"])
+router = APIRouter(
+    tags=["signal URLs"],
+    responses=openapi.heat_errors(400, 401, 403, 404, 409),
+)
+#: Any JSON: the resource's plugin reads it (an object, or nothing).
+SIGNAL_BODY = openapi.json_any_body("The signal's data: a JSON object")
 
 #: After ``/v1/{kind}``: the resource, named as Heat's URL path names it.
 RESOURCE = "/{tenant_id}/stacks/{stack_name}/{stack_id}/resources/{resource_name}"
@@ -73,7 +79,11 @@ def _deliver(
 UrlSignaller = Annotated[Principal, Depends(_signaller)]
 
 
-@router.put(f"/v1/{WAITCONDITION}{RESOURCE}", summary="Signal a wait condition handle (CFN)")
+@router.put(
+    f"/v1/{WAITCONDITION}{RESOURCE}",
+    summary="Signal a wait condition handle (CFN)",
+    openapi_extra=SIGNAL_BODY,
+)
 def put_waitcondition(
     principal: UrlSignaller,
     stacks: Service,
@@ -87,7 +97,11 @@ def put_waitcondition(
     return {"resource": resource_name}
 
 
-@router.post(f"/v1/{SIGNAL}{RESOURCE}", summary="Signal a resource (pre-signed URL)")
+@router.post(
+    f"/v1/{SIGNAL}{RESOURCE}",
+    summary="Signal a resource (pre-signed URL)",
+    openapi_extra=SIGNAL_BODY,
+)
 def post_signal(
     principal: UrlSignaller,
     stacks: Service,

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 
+from convection.api import openapi
 from convection.api.auth import (
     Agent,
     DeploymentCaller,
@@ -33,7 +34,7 @@ from convection.convergence import deployment_view
 from convection.service import ConfigNotFound, DeploymentNotFound, SoftwareService
 from convection.store import SoftwareDeploymentRecord
 
-router = APIRouter(prefix=PREFIX, tags=["software"])
+router = APIRouter(prefix=PREFIX, tags=["software"], responses=openapi.heat_errors(400, 404))
 
 
 def install(app: FastAPI) -> None:

@@ -7,12 +7,13 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from convection.api import openapi
 from convection.api.auth import Reader
 from convection.api.errors import ApiError
 from convection.api.routers._common import PREFIX, STACK, Service, identified
 from convection.common import NotFound
 
-router = APIRouter(prefix=PREFIX + STACK, tags=["stacks"])
+router = APIRouter(prefix=PREFIX + STACK, tags=["stacks"], responses=openapi.heat_errors(404))
 
 
 @router.get("/template", summary="The stack's template")

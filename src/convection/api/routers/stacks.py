@@ -11,7 +11,7 @@ from urllib.parse import quote, urlencode
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse, RedirectResponse
 
-from convection.api import inputs
+from convection.api import inputs, openapi
 from convection.api.auth import Reader, Writer
 from convection.api.body import JsonObject
 from convection.api.errors import ApiError
@@ -19,6 +19,7 @@ from convection.api.links import stack_url, with_stack_links
 from convection.api.routers._common import (
     PREFIX,
     STACK,
+    STACK_BODY,
     Service,
     bool_param,
     identified,
@@ -27,17 +28,44 @@ from convection.api.routers._common import (
 )
 from convection.service import FILTER_KEYS, Stacks, iso
 
-router = APIRouter(prefix=PREFIX, tags=["stacks"])
+router = APIRouter(prefix=PREFIX, tags=["stacks"], responses=openapi.heat_errors(400))
 
 #: Sub-paths a name-only URL may have; Heat redirects them too.
 LOOKUP_SUBPATHS = frozenset(
     {"resources", "events", "template", "environment", "files", "actions", "outputs"}
 )
+#: Heat's ``stack.timeout`` column is a 32-bit integer; a larger
+#: ``timeout_mins`` would overflow the deadline's arithmetic (a 500).
+MAX_TIMEOUT_MINS = 2**31 - 1
 #: Those Heat also redirects for a POST.
 POST_SUBPATHS = frozenset({"resources", "events", "template", "actions"})
+#: An update: accepted with no body, or refused.
+UPDATE: dict[str, Any] = {
+    "response_class": Response,
+    "responses": {**openapi.no_content(202, "Accepted"), **openapi.heat_errors(404, 409)},
+    "openapi_extra": STACK_BODY,
+}
+PREVIEW: dict[str, Any] = {"responses": openapi.heat_errors(404), "openapi_extra": STACK_BODY}
 
 
-@router.get("/stacks", summary="List stacks")
+@router.get(
+    "/stacks",
+    summary="List stacks",
+    responses=openapi.heat_errors(404),  # a marker that names no stack
+    openapi_extra=openapi.query(
+        limit=openapi.INTEGER,
+        marker=openapi.STRING,
+        sort_keys=openapi.STRING,
+        sort_dir=openapi.SORT_DIR,
+        show_deleted=openapi.BOOLEAN,
+        show_nested=openapi.BOOLEAN,
+        with_count=openapi.BOOLEAN,
+        tags=openapi.STRING,
+        not_tags=openapi.STRING,
+        stack_status=openapi.STRING,
+        stack_name=openapi.STRING,
+    ),
+)
 @router.get("/stacks/detail", summary="List stacks (detail)", include_in_schema=False)
 def list_stacks(request: Request, principal: Reader, stacks: Service) -> dict[str, Any]:
     q = request.query_params
@@ -82,7 +110,13 @@ def _next_page(request: Request, marker: str) -> str:
     return f"{request.url.replace(query='')}?{urlencode([*params, ('marker', marker)])}"
 
 
-@router.post("/stacks", status_code=201, summary="Create a stack")
+@router.post(
+    "/stacks",
+    status_code=201,
+    summary="Create a stack",
+    responses=openapi.heat_errors(409),
+    openapi_extra=STACK_BODY,
+)
 def create_stack(
     request: Request, principal: Writer, stacks: Service, body: JsonObject
 ) -> JSONResponse:
@@ -100,7 +134,7 @@ def create_stack(
     return JSONResponse({"stack": stack}, status_code=201, headers={"Location": url})
 
 
-@router.post("/stacks/preview", summary="Preview a stack create")
+@router.post("/stacks/preview", summary="Preview a stack create", openapi_extra=STACK_BODY)
 def preview_stack(
     request: Request, principal: Reader, stacks: Service, body: JsonObject
 ) -> dict[str, Any]:
@@ -131,7 +165,12 @@ def preview_stack(
     return {"stack": stack}
 
 
-@router.get("/stacks/{stack_name}", summary="Find a stack by name or id (redirects to its URL)")
+@router.get(
+    "/stacks/{stack_name}",
+    summary="Find a stack by name or id (redirects to its URL)",
+    response_class=Response,
+    responses={**openapi.redirect("The stack's own URL"), **openapi.heat_errors(404)},
+)
 @router.api_route(
     "/stacks/{stack_name}", methods=["PUT", "PATCH", "DELETE", "POST"], include_in_schema=False
 )
@@ -148,7 +187,11 @@ def lookup_subpath_post(
     return _redirect(request, principal.project, stacks, stack_name, path)
 
 
-@router.get(STACK, summary="Show a stack")
+@router.get(
+    STACK,
+    summary="Show a stack",
+    responses={**openapi.redirect("A sub-path named by name only"), **openapi.heat_errors(404)},
+)
 def show_stack(
     request: Request, principal: Reader, stacks: Service, stack_name: str, stack_id: str
 ) -> Any:
@@ -162,8 +205,8 @@ def show_stack(
     return {"stack": with_stack_links(request, principal.project, shown)}
 
 
-@router.put(STACK, status_code=202, summary="Update a stack")
-@router.patch(STACK, status_code=202, summary="Update a stack, reusing what is not given")
+@router.put(STACK, status_code=202, summary="Update a stack", **UPDATE)
+@router.patch(STACK, status_code=202, summary="Update a stack, reusing what is not given", **UPDATE)
 def update_stack(
     request: Request,
     principal: Writer,
@@ -178,8 +221,8 @@ def update_stack(
     return Response(status_code=202)
 
 
-@router.put(STACK + "/preview", summary="Preview an update")
-@router.patch(STACK + "/preview", summary="Preview a PATCH update")
+@router.put(STACK + "/preview", summary="Preview an update", **PREVIEW)
+@router.patch(STACK + "/preview", summary="Preview a PATCH update", **PREVIEW)
 def preview_update(
     request: Request,
     principal: Reader,
@@ -200,7 +243,9 @@ def preview_update(
     return {"resource_changes": changes}
 
 
-@router.delete(STACK, status_code=204, summary="Delete a stack")
+@router.delete(
+    STACK, status_code=204, summary="Delete a stack", responses=openapi.heat_errors(404, 409)
+)
 def delete_stack(principal: Writer, stacks: Service, stack_name: str, stack_id: str) -> Response:
     stack = identified(stacks, principal, stack_name, stack_id)
     stacks.delete(principal.project, stack["id"])
@@ -235,7 +280,15 @@ def _timeout(body: dict[str, Any]) -> int | None:
     value = body.get("timeout_mins")
     if value is None or value == "":
         return None
-    return int_param(str(value), "timeout_mins") or None
+    minutes = int_param(str(value), "timeout_mins")
+    if minutes is not None and minutes > MAX_TIMEOUT_MINS:
+        raise ApiError(
+            400,
+            f"Value '{value}' is invalid for 'timeout_mins' which only accepts "
+            f"an integer up to {MAX_TIMEOUT_MINS}.",
+            "HTTPBadRequest",
+        )
+    return minutes or None
 
 
 def _tags(value: Any) -> list[str]:

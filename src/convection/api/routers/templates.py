@@ -8,20 +8,20 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from convection.api import inputs
+from convection.api import inputs, openapi
 from convection.api.auth import Reader
 from convection.api.body import JsonObject
 from convection.api.errors import ApiError
-from convection.api.routers._common import PREFIX, Service, bool_param, limits
+from convection.api.routers._common import PREFIX, STACK_BODY, Service, bool_param, limits
 from convection.api.type_schema import description, generated_template, type_schema
 from convection.common import NotFound
 from convection.hot import all_versions, function_descriptions, version_by_key
 from convection.service import validate_template
 
-router = APIRouter(prefix=PREFIX, tags=["templates"])
+router = APIRouter(prefix=PREFIX, tags=["templates"], responses=openapi.heat_errors(400))
 
 
-@router.post("/validate", summary="Validate a template")
+@router.post("/validate", summary="Validate a template", openapi_extra=STACK_BODY)
 def validate(
     request: Request, principal: Reader, stacks: Service, body: JsonObject
 ) -> dict[str, Any]:
@@ -62,7 +62,11 @@ def list_resource_types(request: Request, principal: Reader, stacks: Service) ->
     return {"resource_types": listed}
 
 
-@router.get("/resource_types/{type_name}", summary="Show a resource type's schema")
+@router.get(
+    "/resource_types/{type_name}",
+    summary="Show a resource type's schema",
+    responses=openapi.heat_errors(404),
+)
 def show_resource_type(
     request: Request, principal: Reader, stacks: Service, type_name: str
 ) -> dict[str, Any]:
@@ -73,7 +77,11 @@ def show_resource_type(
     return type_schema(type_name, plugin, with_description=detail)
 
 
-@router.get("/resource_types/{type_name}/template", summary="A template for a resource type")
+@router.get(
+    "/resource_types/{type_name}/template",
+    summary="A template for a resource type",
+    responses=openapi.heat_errors(404),
+)
 def resource_type_template(
     request: Request, principal: Reader, stacks: Service, type_name: str
 ) -> dict[str, Any]:
@@ -102,7 +110,11 @@ def list_template_versions(principal: Reader) -> dict[str, Any]:
     return {"template_versions": versions}
 
 
-@router.get("/template_versions/{version}/functions", summary="A version's functions")
+@router.get(
+    "/template_versions/{version}/functions",
+    summary="A version's functions",
+    responses=openapi.heat_errors(404),
+)
 def list_template_functions(request: Request, principal: Reader, version: str) -> dict[str, Any]:
     found = version_by_key(version)
     if found is None:

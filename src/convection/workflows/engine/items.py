@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Final
 
 from convection.store import (
     ActionExecutionRecord,
@@ -58,6 +58,13 @@ def action_id(task_id: str, retry: int, index: int, generation: int = 0) -> str:
 def generation(rc: Mapping[str, Any]) -> int:
     """How many times the task was rerun through the API."""
     return int(rc.get("generation", 0))
+
+
+#: Items one with-items task may run: each is an action execution row and
+#: a node's worth of journal, so a 10-million-item list from an input or an
+#: action's result must not become 10 million rows. Mistral has no cap; this
+#: is the same count as the tasks-per-workflow cap (``MAX_TASKS_PER_WORKFLOW``).
+MAX_WITH_ITEMS: Final = 10_000
 
 
 @dataclass(slots=True)
@@ -101,6 +108,11 @@ def item_vars(run: ExecutionRun, memory: TaskMemory, spec: TaskSpec) -> list[dic
                 "Wrong input format for: with-items. All arrays must have the same length."
             )
         count = lengths.pop() if lengths else 0
+        if count > MAX_WITH_ITEMS:
+            raise Structural(
+                f"Task {spec.name}: with-items has {count} items, more than the limit of "
+                f"{MAX_WITH_ITEMS} items per task"
+            )
         found = [{name: values[i] for name, values in columns} for i in range(count)]
     run.items[memory.id] = found
     return found

@@ -65,7 +65,7 @@ from convection.workflows.engine.launch import (
     new_id,
 )
 from convection.workflows.engine.step import PARKED_PAUSE, WAKE
-from convection.workflows.environments import resolve_env
+from convection.workflows.environments import checked_size, resolve_env
 from convection.workflows.lang import WorkflowSpec, parse_workflows
 
 Body = dict[str, Any]
@@ -243,6 +243,9 @@ def new_execution(
     checked against the workflow's, and an ``env`` param that names a stored
     environment is copied in as it is now (Mistral's)."""
     spec = spec_of(found.name, found.definition)
+    # Mistral's execution_field_size_limit_kb, checked before anything is written.
+    checked_size(dict(input), "input", "WorkflowExecution")
+    checked_size(dict(params), "params", "WorkflowExecution")
     given = dict(params)
     if given.get("env") is not None:
         given["env"] = resolve_env(store, project, given["env"])

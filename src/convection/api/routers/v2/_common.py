@@ -20,11 +20,13 @@ from typing import Annotated, Any, Final, Literal
 from urllib.parse import urlencode
 
 from fastapi import Depends, Header, Request, Response
+from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from convection.api import openapi
 from convection.api.auth import (
     TOKEN_HEADER,
     Authenticator,
@@ -32,6 +34,7 @@ from convection.api.auth import (
     TokenAuthenticator,
     forbidden,
 )
+from convection.api.body import BodyTooLarge, read_body
 from convection.api.errors import ApiError
 from convection.common import Conflict, ConvectionError, InvalidInput, NotFound
 from convection.service import Stacks
@@ -104,7 +107,43 @@ def status_of(exc: BaseException) -> tuple[int, str]:
 
 class MistralRoute(APIRoute):
     """A route whose every error is Mistral's body (the app's handlers
-    answer Heat's for ``/v1``)."""
+    answer Heat's for ``/v1``), and whose document says which: see
+    :meth:`_document`."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._document()
+
+    def _document(self) -> None:
+        """The statuses and body the route's own dependencies imply, in
+        ``/openapi.json``: 401 and 403 from the token check, the body its
+        reader reads (a 400 when it is not one), 404 for a row named in
+        the path, 409 for a write (a taken name, a row in use or busy),
+        400 for query arguments (Mistral's filters, paging, ``fields``);
+        what the route declares itself is kept."""
+        calls = _calls(self.dependant)
+        methods = self.methods or set()
+        codes: set[int] = set()
+        if _principal in calls:
+            codes |= {401, 403}
+        body: dict[str, Any] | None = None
+        if _text in calls:
+            body = openapi.text_body("A definition: Mistral's v2 language, YAML")
+        elif _json in calls:
+            body = openapi.json_body()
+        if body is not None:
+            codes.add(400)
+            self.openapi_extra = {**body, **(self.openapi_extra or {})}
+        if self.dependant.path_params:
+            codes.add(404)
+        elif "GET" in methods and self.path.count("/") == 2:  # /v2/<collection>: page_of's
+            self.openapi_extra = {**LISTING, **(self.openapi_extra or {})}
+            codes.add(404)  # a marker that names no row
+        if self.dependant.query_params or "GET" in methods:  # listings read theirs themselves
+            codes.add(400)
+        if methods & {"POST", "PUT", "DELETE"} and not self.path.endswith("/validate"):
+            codes.add(409)
+        self.responses = {**openapi.mistral_errors(*sorted(codes)), **self.responses}
 
     def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
         handler = super().get_route_handler()
@@ -121,6 +160,26 @@ class MistralRoute(APIRoute):
                 return fault(code, message)
 
         return mistral_handler
+
+
+#: What every ``/v2`` listing reads (``page_of``).
+LISTING: Final = openapi.query(
+    marker=openapi.STRING,
+    limit={"type": "integer", "minimum": 1},
+    sort_keys=openapi.STRING,
+    sort_dirs=openapi.STRING,
+    fields=openapi.STRING,
+)
+
+
+def _calls(dependant: Dependant) -> set[Callable[..., Any]]:
+    """Every dependency's callable, however deep."""
+    found: set[Callable[..., Any]] = set()
+    for sub in dependant.dependencies:
+        if sub.call is not None:
+            found.add(sub.call)
+        found |= _calls(sub)
+    return found
 
 
 # -- who is calling -----------------------------------------------------------------------
@@ -163,8 +222,16 @@ StoreDep = Annotated[Store, Depends(_store)]
 
 
 # -- bodies -------------------------------------------------------------------------------
+async def _raw(request: Request) -> bytes:
+    """The body within ``max_json_body_size``, as Heat's API reads it."""
+    try:
+        return await read_body(request)
+    except BodyTooLarge as exc:
+        raise bad_request(str(exc)) from None
+
+
 async def _text(request: Request) -> str:
-    raw = await request.body()
+    raw = await _raw(request)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -172,7 +239,7 @@ async def _text(request: Request) -> str:
 
 
 async def _json(request: Request) -> Body:
-    raw = await request.body()
+    raw = await _raw(request)
     try:
         data = json.loads(raw or b"{}")
     except ValueError:
