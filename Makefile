@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-deps lint typecheck pytest bench clean fuzz
+.PHONY: demo test test-deps lint typecheck pytest bench clean dashboard fuzz
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -13,7 +13,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -q -e '.[test]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+# The dashboard's browser bundle (esbuild; lockfile-pinned npm packages).
+DASH_STAMP := src/convection/dashboard/static/dist/.built
+
+$(DASH_STAMP): frontend/package.json frontend/package-lock.json $(wildcard frontend/src/*)
+	npm ci --prefix frontend --no-audit --no-fund
+	npm run --prefix frontend build
+	touch $(DASH_STAMP)
+
+dashboard: $(DASH_STAMP)
+
+demo: $(STAMP) $(DASH_STAMP)
 	$(BIN)/python -m convection.cli.demo
 
 lint: $(STAMP)
@@ -27,7 +37,7 @@ typecheck: $(STAMP)
 test-deps:
 	bash scripts/ensure-test-deps.sh
 
-pytest: $(STAMP) test-deps
+pytest: $(STAMP) test-deps $(DASH_STAMP)
 	$(BIN)/pytest
 
 test: lint typecheck pytest
@@ -41,4 +51,4 @@ fuzz: $(STAMP)
 	$(BIN)/python tests/fuzz/run.py --seconds $${FUZZ_SECONDS:-60}
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache frontend/node_modules src/convection/dashboard/static/dist

@@ -4,7 +4,10 @@
 # the OpenSSH client (ansible-playbook's ssh connection uses it), sudo
 # (the SSH transport's optional sudo is tested for real), and OpenLDAP's
 # slapd with ldap-utils (examples/cluster-workflow's directory runs a real
-# provider and consumer, each as an unprivileged user on its own address).
+# provider and consumer, each as an unprivileged user on its own address),
+# and Debian's chromium with a fixed font (the dashboard's browser tests
+# drive it through Playwright, which must never download a browser of its
+# own; screenshots are compared with baselines, so the font must not vary).
 #
 # Why a script and not a pytest skip: a test suite that silently skips its SSH
 # tests on a machine without sshd proves nothing. CI machines start fresh, so
@@ -27,6 +30,8 @@ command -v ssh >/dev/null 2>&1 && command -v ssh-keygen >/dev/null 2>&1 || need+
 [[ -x /usr/bin/sudo ]] || need+=(sudo)
 [[ -x /usr/sbin/slapd ]] || need+=(slapd)
 command -v ldapadd >/dev/null 2>&1 && command -v ldapsearch >/dev/null 2>&1 || need+=(ldap-utils)
+[[ -x /usr/bin/chromium ]] || need+=(chromium)
+[[ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]] || need+=(fonts-dejavu-core)
 
 if [[ ${#need[@]} -eq 0 ]]; then
     exit 0

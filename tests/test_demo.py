@@ -13,10 +13,14 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
+
+from convection.cli import demo_dashboard
 
 GREETING = "Hello from the web node"
 URL = re.compile(r"curl (http://127\.0\.0\.1:\d+/)")
+DASHBOARD = re.compile(r"sign in with this token:\n  (http://127\.0\.0\.1:\d+/)\n  token: (\S+)")
 
 
 def _env(tmp: Path) -> dict[str, str]:
@@ -53,6 +57,7 @@ def demo_tmp(tmp_path: Path) -> Iterator[Path]:
     """A private TMPDIR; the demo stack is deleted afterwards (its service
     outlives the demo process by design)."""
     yield tmp_path
+    demo_dashboard.stop_previous(tmp_path / "convection-demo")
     db = tmp_path / "convection-demo" / "demo.db"
     if db.exists():
         subprocess.run(
@@ -76,6 +81,7 @@ def test_demo_deploys_two_nodes_whose_service_answers(demo_tmp: Path) -> None:
     nodes = demo_tmp / "convection-demo" / "nodes"
     assert sorted(p.name.split("-")[1] for p in nodes.iterdir()) == ["client", "web"]
     assert "stack delete demo" in out
+    _dashboard_shows_the_stack(out)
 
     again, new_url = _demo(demo_tmp)
     assert "an earlier demo is still deployed: delete it" in again
@@ -85,3 +91,20 @@ def test_demo_deploys_two_nodes_whose_service_answers(demo_tmp: Path) -> None:
         with pytest.raises(OSError):
             _get(url)  # the first run's service was stopped with its node
     assert len(list(nodes.iterdir())) == 2  # the first run's sandboxes are gone
+
+
+def _dashboard_shows_the_stack(out: str) -> None:
+    """The URL and token the demo prints sign in, and the stack is listed."""
+    found = DASHBOARD.search(out)
+    assert found is not None, out
+    url, token = found.groups()
+    with httpx.Client(base_url=url, timeout=10) as browser:
+        form = browser.get("/login")
+        assert form.status_code == 200
+        login_csrf = re.search(r'name="login_csrf" value="([^"]+)"', form.text)
+        assert login_csrf is not None
+        signed = browser.post("/login", data={"token": token, "login_csrf": login_csrf.group(1)})
+        assert signed.status_code == 303, signed.text
+        listing = browser.get("/stacks")
+        assert 'data-stack="demo"' in listing.text
+        assert "CREATE_COMPLETE" in listing.text

@@ -567,6 +567,9 @@ def test_events_are_ordered_and_paged_by_id(store: Store) -> None:
     db = store.list_events(stack.id, resource_name="db")
     assert [e.reason for e in db] == [f"e{b}-0" for b in range(5)]
     assert store.list_events(stack.id, after_id=everything[-1].id) == []
+    newest = store.last_events(stack.id, 3)
+    assert [e.reason for e in newest] == ["e4-4", "e4-3", "e4-2"]
+    assert store.last_events(make_stack(store, "quiet").id, 3) == []
 
 
 def test_signals_are_pending_until_consumed(store: Store) -> None:

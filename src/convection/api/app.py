@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
+from convection import dashboard
 from convection.api import errors, metrics
 from convection.api.access_log import AccessLog
 from convection.api.auth import Authenticator, OpenAccess
@@ -89,8 +90,21 @@ def create_app(
         app.include_router(router)
     software.install(app)
     metrics.install(app)
+    dashboard.install(app, stacks_service, _identify(app.state.authenticator))
     app.add_middleware(AccessLog, enabled=settings.access_log)
     return app
+
+
+def _identify(authenticator: Authenticator) -> dashboard.Identify:
+    """The dashboard's sign-in rule: the API's own authenticator's."""
+
+    def identify(token: str, project: str | None) -> dashboard.Identity | None:
+        found = authenticator.sign_in(token, project)
+        if found is None:
+            return None
+        return dashboard.Identity(found.project, str(found.role), found.token_id)
+
+    return identify
 
 
 def _presence(stacks: Stacks, settings: ApiSettings) -> asyncio.Task[None] | None:

@@ -33,6 +33,9 @@ from convection.tokens import Role, Tokens
 TOKEN_HEADER = "X-Auth-Token"
 
 _FORBIDDEN = "You are not authorized to perform this action."
+#: The project of a ``--no-auth`` dashboard session that names none (the
+#: CLI's default project too).
+OPEN_PROJECT = "default"
 
 
 def forbidden() -> ApiError:
@@ -71,12 +74,21 @@ class Authenticator(Protocol):
         anything exists there)."""
         ...
 
+    def sign_in(self, token: str, project: str | None) -> Principal | None:
+        """The caller a dashboard session stands for, or None: the token's
+        own project (``project`` is only asked for by ``--no-auth``); a
+        signal or agent token never signs in."""
+        ...
+
 
 class OpenAccess:
     """``--no-auth``: everyone is an admin of the project in the URL."""
 
     def authenticate(self, token: str | None, tenant_id: str) -> Principal:
         return Principal(project=tenant_id, role=Role.ADMIN)
+
+    def sign_in(self, token: str, project: str | None) -> Principal | None:
+        return Principal(project=project or OPEN_PROJECT, role=Role.ADMIN)
 
 
 class TokenAuthenticator:
@@ -101,6 +113,12 @@ class TokenAuthenticator:
             resource_name=found.resource_name,
             server_id=found.server_id,
         )
+
+    def sign_in(self, token: str, project: str | None) -> Principal | None:
+        found = self.tokens.verify(token)
+        if found is None or found.resource_name is not None or found.server_id is not None:
+            return None
+        return Principal(project=found.project, role=Role(found.role), token_id=found.id)
 
 
 def _authenticated(

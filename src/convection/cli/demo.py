@@ -23,6 +23,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from convection.cli import demo_dashboard
 from convection.cli.main import run
 from convection.store import SQLStore
 
@@ -45,6 +46,7 @@ def demo_db() -> str:
     """A fresh SQLite file (its WAL and shared-memory files removed too).
     The demo stack an earlier run left is deleted first: wiping its store
     would orphan its running service and its sandboxes."""
+    demo_dashboard.stop_previous(demo_dir())
     if remove_previous() != 0:
         raise SystemExit("the earlier demo could not be deleted (see above); delete it by hand")
     db = demo_dir() / "demo.db"
@@ -102,7 +104,36 @@ def deploy_multi_node(db: str) -> int:
         f"  convection --db {db} stack delete {STACK} --wait -y   # stop it, remove the nodes",
         flush=True,
     )
+    if status == 0:
+        show_dashboard(db)
     return status
+
+
+def show_dashboard(db: str) -> None:
+    """Leave a server running on the demo's store, and say how to open it."""
+    directory = demo_dir()
+    project = stack_project(db) or "default"
+    started = demo_dashboard.start(directory, db, free_port(), project)
+    if started is None:
+        return
+    url, token = started
+    pid = demo_dashboard.pid_file(directory).read_text().strip()
+    print(
+        f"\nThe dashboard shows the stack live; open it and sign in with this token:\n"
+        f"  {url}\n"
+        f"  token: {token}\n"
+        f"(the server keeps running: stop it with `kill {pid}`; the next `make demo` does)",
+        flush=True,
+    )
+
+
+def stack_project(db: str) -> str | None:
+    store = SQLStore(db)
+    try:
+        stack = next((s for s in store.list_stacks(None) if s.name == STACK), None)
+    finally:
+        store.close()
+    return stack.project if stack is not None else None
 
 
 def stack_output(db: str, name: str) -> str | None:

@@ -26,8 +26,10 @@ from convection.service.views import (
     event_view,
     masked_environment,
     output_view,
+    redacted,
     required_by,
     resource_view,
+    secret_values,
     stack_detail,
     stack_summary,
     template_description,
@@ -150,6 +152,39 @@ class StackReads:
         if stack.parent_resource is not None:
             view["parent_resource"] = stack.parent_resource
         return view
+
+    def recent_events(self, project: str, name_or_id: str, limit: int) -> Dicts:
+        """The stack's ``limit`` newest events, oldest first: a live view
+        shows them, then follows ``events(marker=<the last one's id>)``
+        from there, missing nothing (O(limit), where ``events`` with
+        ``sort_dir="desc"`` reads them all)."""
+        stack = self._get(project, name_or_id)
+        found = self.store.last_events(stack.id, limit)
+        if found:
+            self._remember_event(found[0])
+        return [event_view(e) for e in reversed(found)]
+
+    def resource_masked(self, project: str, name_or_id: str, resource: str) -> dict[str, Any]:
+        """A resource as ``resource show`` has it, with the properties last
+        applied to it (Heat shows them only in an event's show), every
+        secret of the stack masked in both, wherever it was spliced in:
+        what the dashboard's resource panel shows. Heat's own API shows an
+        attribute that holds a hidden value as it is; a screen others may
+        look over does not."""
+        stack = self._get(project, name_or_id)
+        rows = self.store.list_resources(stack.id, current_only=True)
+        row = next((r for r in rows if r.name == resource), None)
+        if row is None:
+            raise ResourceNotFound(resource, stack.name)
+        template = self.store.get_template(stack.template_id) if stack.template_id else None
+        secrets = secret_values(stack, template, rows, self.registry)
+        view = resource_view(row, stack, required_by(rows).get(row.name, []), self.registry,
+                             detail=True)  # fmt: skip
+        if stack.parent_resource is not None:
+            view["parent_resource"] = stack.parent_resource
+        shown: dict[str, Any] = redacted(view, secrets)
+        shown["properties"] = redacted(row.properties, secrets)
+        return shown
 
     def events(
         self,

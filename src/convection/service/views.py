@@ -239,6 +239,59 @@ def _attributes(row: ResourceRecord, registry: TypeRegistry | None) -> dict[str,
     return {k: MASK if k in secret and v is not None else v for k, v in row.attributes.items()}
 
 
+def secret_values(
+    stack: StackRecord,
+    template: TemplateRecord | None,
+    rows: Iterable[ResourceRecord],
+    registry: TypeRegistry | None,
+) -> frozenset[str]:
+    """Every value a view must never show of this stack: its hidden
+    parameters' values (given, or from ``parameter_defaults`` or the
+    template's default) and the secret attributes its plugins reported."""
+    from convection.hot import parameter_specs
+
+    raw = template.template if template is not None else {}
+    env = template.environment if template is not None else {}
+    defaults = env.get("parameter_defaults") if isinstance(env, Mapping) else None
+    defaults = defaults if isinstance(defaults, Mapping) else {}
+    found: set[str] = set()
+    for name, spec in parameter_specs(raw).items():
+        if spec["hidden"]:
+            for value in (stack.parameters.get(name), defaults.get(name), spec["default"]):
+                if value not in (None, ""):
+                    found.add(str(value))
+    for row in rows:
+        plugin = registry.get(row.type) if registry is not None else None
+        for key in plugin.secret_attributes if plugin is not None else ():
+            value = row.attributes.get(key)
+            if value not in (None, ""):
+                found.add(str(value))
+    return frozenset(found)
+
+
+#: A secret shorter than this is masked only where it is a whole value:
+#: masking every "1" in a document would hide everything and protect nothing.
+_SUBSTRING_SECRET = 6
+
+
+def redacted(value: Any, secrets: frozenset[str]) -> Any:
+    """``value`` with every secret in it masked: a whole string that is
+    one, and a longer secret anywhere inside a string (a password spliced
+    into a script by ``str_replace``)."""
+    if isinstance(value, Mapping):
+        return {k: redacted(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redacted(v, secrets) for v in value]
+    if not isinstance(value, str) or not secrets:
+        return value
+    if value in secrets:
+        return MASK
+    for secret in secrets:
+        if len(secret) >= _SUBSTRING_SECRET and secret in value:
+            value = value.replace(secret, MASK)
+    return value
+
+
 def event_view(event: EventRecord) -> dict[str, Any]:
     return {
         "id": event.uuid,

@@ -794,6 +794,11 @@ class MemoryStore:
         ]
         return found[:limit]
 
+    def last_events(self, stack_id: str, limit: int) -> list[EventRecord]:
+        with self._lock:
+            log = list(self._t.events.get(stack_id, ()))
+        return log[::-1][:limit]
+
     def add_signal(self, stack_id: str, resource_name: str, data: JSONDict) -> int:
         payload = json_copy(data)
         with self._lock:

@@ -547,6 +547,10 @@ class SQLStore:
         query = query.order_by(events.c.id).limit(limit)
         return [rows.event(r) for r in self._all(query, stack_id=stack_id)]
 
+    def last_events(self, stack_id: str, limit: int) -> list[EventRecord]:
+        query = q.EVENTS_OF_STACK.order_by(events.c.id.desc()).limit(limit)
+        return [rows.event(r) for r in self._all(query, stack_id=stack_id)]
+
     def add_signal(self, stack_id: str, resource_name: str, data: JSONDict) -> int:
         values: dict[str, Any] = {
             "stack_id": stack_id,

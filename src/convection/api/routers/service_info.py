@@ -6,8 +6,9 @@ import importlib.metadata
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 
+from convection.api import openapi
 from convection.api.auth import Reader
 from convection.api.routers._common import PREFIX
 
@@ -27,10 +28,18 @@ def build_info(principal: Reader) -> dict[str, Any]:
     return {"api": {"revision": revision}, "engine": {"revision": revision}}
 
 
-@router.get("/", summary="API versions (Heat's v1, Mistral's v2)", status_code=300)
-def versions(request: Request) -> JSONResponse:
+@router.get(
+    "/",
+    summary="API versions (Heat's v1, Mistral's v2)",
+    status_code=300,
+    responses=openapi.redirect("A browser (Accept: text/html) is sent to the dashboard.", 303),
+)
+def versions(request: Request) -> Response:
     """Both APIs' versions, so heatclient and mistralclient each find their
-    own; 300 and v1 first, as heatclient's discovery expects of Heat."""
+    own; 300 and v1 first, as heatclient's discovery expects of Heat. A
+    browser (it asks for HTML first) is sent to the dashboard instead."""
+    if request.headers.get("accept", "").startswith("text/html"):
+        return RedirectResponse("/stacks", status_code=303)
     base = str(request.base_url).rstrip("/")
     body = {
         "versions": [
@@ -45,7 +54,11 @@ def versions(request: Request) -> JSONResponse:
     return JSONResponse(body, status_code=300)
 
 
-@router.get("/healthz", summary="Health: the store answers and the engine runs")
+@router.get(
+    "/healthz",
+    summary="Health: the store answers and the engine runs",
+    responses={503: {"description": "The store does not answer or the engine stopped."}},
+)
 def healthz(request: Request) -> JSONResponse:
     engine = request.app.state.engine_thread
     checks: dict[str, Any] = {"engine": "off" if engine is None else "ok"}

@@ -47,6 +47,11 @@ from convection.workflows.engine.operations import (
     skip_task,
     update_execution,
 )
+from convection.workflows.engine.progress import (
+    definition_graph,
+    execution_progress,
+    stored_graph,
+)
 from convection.workflows.engine.reports import (
     execution_report,
     execution_sub_executions,
@@ -65,10 +70,12 @@ __all__ = [
     "create_cron_trigger",
     "create_execution",
     "cron_trigger_body",
+    "definition_graph",
     "delete_action_execution",
     "delete_cron_trigger",
     "delete_execution",
     "engine_for",
+    "execution_progress",
     "execution_report",
     "execution_sub_executions",
     "fire_due",
@@ -83,6 +90,7 @@ __all__ = [
     "rerun_task",
     "skip_task",
     "start_action_execution",
+    "stored_graph",
     "task_sub_executions",
     "update_execution",
     "wait_execution",
