@@ -56,7 +56,6 @@ export class BigView {
       labelGridCellSize: 140,
       labelFont: "system-ui, sans-serif",
       labelSize: 12,
-      zIndex: true,
       enableEdgeEvents: false,
       minCameraRatio: 0.005,
       maxCameraRatio: 4,
@@ -76,7 +75,7 @@ export class BigView {
     if (!this.graph.hasNode(id)) return;
     const shown = look(raw);
     if (id === this.selected) shown.size = 6;
-    this.graph.mergeNodeAttributes(id, { ...shown, zIndex: id === this.selected ? 2 : shown.size > 3 ? 1 : 0 });
+    this.graph.mergeNodeAttributes(id, shown);
   }
 
   status(id) {
@@ -90,7 +89,7 @@ export class BigView {
       this.graph.mergeNodeAttributes(prev, { forceLabel: false, highlighted: false, size: look({ status: this.graph.getNodeAttribute(prev, "word") }).size });
     }
     if (!this.selected) return;
-    this.graph.mergeNodeAttributes(this.selected, { forceLabel: true, highlighted: true, size: 6, zIndex: 2 });
+    this.graph.mergeNodeAttributes(this.selected, { forceLabel: true, highlighted: true, size: 6 });
     if (center) {
       const at = this.sigma.getNodeDisplayData(this.selected);
       if (at) this.sigma.getCamera().animate({ x: at.x, y: at.y, ratio: 0.12 }, { duration: 300 });
