@@ -80,6 +80,8 @@ def start_server(
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("CONVECTION_")},
         "CONVECTION_CONFIG": str(log.parent / "absent.toml"),
+        # Tests' std.http targets are loopback servers: allowed as a user would.
+        "CONVECTION_EGRESS_ALLOW_LOOPBACK": "1",
         **(env or {}),
     }
     argv = [str(Path(sys.executable).parent / "convection"), "server"]

@@ -197,6 +197,7 @@ VALUES: dict[str, tuple[Any, ...]] = {
         5,
     ),
     "Secret | None": (None, "", "s3cret", 5),
+    "bool": (True, False, "1", "0", "true", "False", "YES", "off", " on ", "t", "maybe", "", 1, 2),
 }
 
 

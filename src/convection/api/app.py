@@ -16,6 +16,7 @@ from convection.api import errors, metrics
 from convection.api.access_log import AccessLog
 from convection.api.auth import Authenticator, OpenAccess
 from convection.api.engine_thread import EngineThread
+from convection.api.ratelimit import RateLimit
 from convection.api.routers import (
     actions,
     events,
@@ -91,6 +92,7 @@ def create_app(
     software.install(app)
     metrics.install(app)
     dashboard.install(app, stacks_service, _identify(app.state.authenticator))
+    app.add_middleware(RateLimit, rate=settings.rate_limit, burst=settings.rate_limit_burst)
     app.add_middleware(AccessLog, enabled=settings.access_log)
     return app
 

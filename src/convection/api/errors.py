@@ -61,6 +61,10 @@ STATUS_TEXT: dict[int, tuple[str, str]] = {
     405: ("Method Not Allowed", "The method is not allowed for this resource."),
     409: ("Conflict", "There was a conflict when trying to complete your request."),
     413: ("Request Entity Too Large", "The body of your request was too large for this server."),
+    429: (
+        "Too Many Requests",
+        "The client has sent too many requests in a given amount of time.",
+    ),
     415: ("Unsupported Media Type", "The request media type is not supported by this server."),
     500: (
         "Internal Server Error",

@@ -30,3 +30,8 @@ class ApiSettings:
     #: The store's URL: on PostgreSQL, the server beats its row in
     #: ``processes`` and its engine hears other processes' notices.
     store_url: str | None = None
+    #: Requests a second per token (``api_rate_limit``); 0: no limit.
+    #: Over it, 429 with ``Retry-After`` (:mod:`convection.api.ratelimit`).
+    rate_limit: float = 0.0
+    #: Requests a token may send at once before the rate applies.
+    rate_limit_burst: int = 20

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-from convection.common import InvalidInput, Limits
+from convection.common import EgressPolicy, InvalidInput, Limits, networks
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -84,6 +84,17 @@ def server_url(value: str | None) -> str | None:
     return url
 
 
+def cidr_list(value: str | None) -> str | None:
+    """``egress_deny``/``egress_allow``: CIDRs, checked and normalised here
+    so a typo fails at start, not at an action's first request."""
+    return ",".join(networks(value))
+
+
+#: How a boolean setting may be spelt (pydantic's lax booleans).
+_BOOLEANS = {"1": True, "true": True, "yes": True, "on": True, "0": False, "false": False}
+_BOOLEANS |= {"no": False, "off": False}
+
+
 def _option(
     default: Any,
     description: str = "",
@@ -127,6 +138,32 @@ class Settings:
         "commands then call its API instead of opening --db. Unset: embedded mode.",
         check=server_url,
     )
+    egress_allow_loopback: bool = _option(
+        False,
+        "Let std.http and std.mistral_http connect to loopback addresses (127.0.0.0/8, ::1): "
+        "the engine's own services. Off: refused.",
+    )
+    egress_deny: str = _option(
+        "",
+        "CIDRs actions may never connect to, comma-separated (e.g. 10.0.0.0/8).",
+        check=cidr_list,
+    )
+    egress_allow: str = _option(
+        "",
+        "CIDRs actions may connect to, comma-separated; given, only these (and loopback with "
+        "egress_allow_loopback). Link-local and cloud-metadata addresses are refused unless "
+        "listed here.",
+        check=cidr_list,
+    )
+    api_rate_limit: int = _option(
+        0,
+        "`convection server`: requests a second each API token may send; over it, 429 "
+        "with Retry-After. 0 means no limit.",
+        ge=0,
+    )
+    api_rate_burst: int = _option(
+        20, "`convection server`: requests a token may send at once before the rate applies.", ge=1
+    )
     token: Secret | None = _option(  # noqa: RUF009 (a dataclasses.field, as every option)
         None, "X-Auth-Token sent to --url (`convection token create`); never shown."
     )
@@ -138,6 +175,11 @@ class Settings:
             max_nested_stack_depth=self.max_nested_stack_depth,
             yaql_limit_iterators=self.yaql_limit_iterators,
             yaql_memory_quota=self.yaql_memory_quota,
+            egress=EgressPolicy(
+                allow_loopback=self.egress_allow_loopback,
+                deny=networks(self.egress_deny),
+                allow=networks(self.egress_allow),
+            ),
         )
 
     def db_url(self) -> str:
@@ -224,6 +266,10 @@ def _plain_value(kind: str, ge: int | None, check: Any, value: Any) -> Any:
         if type(value) is not int or (ge is not None and value < ge):
             return _UNSURE
         return value
+    if kind == "bool":
+        if type(value) is str:
+            value = _BOOLEANS.get(value.lower(), value)
+        return value if type(value) is bool else _UNSURE
     if value is None and kind.endswith(" | None"):
         return None
     if type(value) is not str:
@@ -280,6 +326,7 @@ def _model() -> type[BaseModel]:
     types: dict[str, Any] = {
         "str": str,
         "int": int,
+        "bool": bool,
         "str | None": str | None,
         "Secret | None": SecretStr | None,
     }

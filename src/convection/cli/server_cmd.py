@@ -99,7 +99,12 @@ def server(
     stacks = inv.local_stacks
     configure_logging()
     authenticator = _authenticator(stacks.store, no_auth=no_auth)
-    settings = ApiSettings(run_engine=not no_engine, store_url=inv.db_url)
+    settings = ApiSettings(
+        run_engine=not no_engine,
+        store_url=inv.db_url,
+        rate_limit=float(inv.settings.api_rate_limit),
+        rate_limit_burst=inv.settings.api_rate_burst,
+    )
     app = create_app(stacks, settings, authenticator=authenticator)
     log.info(
         "Convection API on http://%s:%d/v1/{project} (store %s, %s)",

@@ -20,6 +20,7 @@ from convection.common.budget import (
     default_yaql_options,
 )
 from convection.common.diagnostics import Diagnostic, Diagnostics, Mark, Severity, suggest
+from convection.common.egress import DEFAULT_EGRESS, EgressPolicy, networks
 from convection.common.errors import (
     ActionInProgress,
     Conflict,
@@ -40,6 +41,7 @@ from convection.common.states import Action, Status, state_name
 from convection.common.types import JSON, Path, format_path
 
 __all__ = [
+    "DEFAULT_EGRESS",
     "DEFAULT_LIMITS",
     "JSON",
     "Action",
@@ -49,6 +51,7 @@ __all__ = [
     "ConvectionError",
     "Diagnostic",
     "Diagnostics",
+    "EgressPolicy",
     "Exceeded",
     "ExpressionError",
     "InvalidInput",
@@ -74,6 +77,7 @@ __all__ = [
     "current_limits",
     "default_yaql_options",
     "format_path",
+    "networks",
     "state_name",
     "suggest",
 ]

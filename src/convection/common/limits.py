@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from convection.common.egress import DEFAULT_EGRESS, EgressPolicy
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Limits:
@@ -27,6 +29,9 @@ class Limits:
     yaql_timeout: float = 5.0
     #: Largest output a string function may build (str_replace, list_join, repeat).
     max_value_size: int = 4 * 1024 * 1024
+    #: Where actions may connect (``std.http``): carried here because
+    #: limits already travel from the settings to every action's context.
+    egress: EgressPolicy = DEFAULT_EGRESS
 
 
 DEFAULT_LIMITS = Limits()

@@ -9,6 +9,7 @@ as the SQL store; anything it accepted that SQL refused would be a bug.
 
 from __future__ import annotations
 
+import hmac
 import threading
 import uuid
 from collections.abc import Collection, Mapping, Sequence
@@ -822,7 +823,10 @@ class MemoryStore:
             self._tokens.by_id[token.id] = stamped_token
 
     def _find_token(self, secret_hash: str) -> TokenRecord | None:
-        return next((t for t in self._tokens.by_id.values() if t.secret_hash == secret_hash), None)
+        """By a scan: the hashes compared in constant time (they are secrets'
+        stand-ins; ``Tokens.verify`` compares again)."""
+        tokens = self._tokens.by_id.values()
+        return next((t for t in tokens if hmac.compare_digest(t.secret_hash, secret_hash)), None)
 
     def find_token(self, secret_hash: str) -> TokenRecord | None:
         with self._lock:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import hmac
 import secrets
 import uuid
 from dataclasses import dataclass
@@ -113,11 +114,21 @@ class Tokens:
         return self.store.revoke_tokens(_now(), stack_id=stack_id)
 
     def verify(self, secret: str | None) -> TokenRecord | None:
-        """The live token with this secret, or None (unknown, revoked, expired)."""
+        """The live token with this secret, or None (unknown, revoked, expired).
+
+        The one place a presented secret is checked. The store finds the
+        row by the hash (an index lookup); the hashes are then compared in
+        constant time, so no store's lookup, however it scans, can let a
+        caller learn a stored hash byte by byte from timings. Each call
+        reads the store, so a revocation counts at once on every server.
+        """
         if not secret:
             return None
-        found = self.store.find_token(hash_secret(secret))
-        if found is None or found.revoked_at is not None:
+        hashed = hash_secret(secret)
+        found = self.store.find_token(hashed)
+        if found is None or not hmac.compare_digest(found.secret_hash, hashed):
+            return None
+        if found.revoked_at is not None:
             return None
         if found.expires_at is not None and found.expires_at <= _now():
             return None

@@ -11,6 +11,8 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
+from convection.common import Limits
+from convection.common.egress import EgressPolicy
 from convection.workflows import RunContext
 
 _spec = importlib.util.spec_from_file_location(
@@ -41,4 +43,6 @@ CTX = RunContext(
     workflow_name="wf",
     project="p",
     callback_url="/v2/action_executions/action-ex-1",
+    # The test servers are on loopback: allowed as a user allows it.
+    limits=Limits(egress=EgressPolicy(allow_loopback=True)),
 )

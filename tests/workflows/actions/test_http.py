@@ -171,7 +171,9 @@ def test_mistral_http_headers_reach_the_receiver(server: str) -> None:
         assert http({"url": url, "method": "POST"}, "std.mistral_http") == Pending(  # waits
             {"status": 202}
         )
-        no_callback = RunContext(execution_id="e2", action_execution_id="a2", project="p")
+        no_callback = RunContext(
+            execution_id="e2", action_execution_id="a2", project="p", limits=CTX.limits
+        )
         http({"url": url, "method": "POST"}, "std.mistral_http", no_callback)
     finally:
         httpd.shutdown()

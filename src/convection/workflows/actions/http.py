@@ -20,8 +20,11 @@ What Mistral does, kept here:
 
 What differs, because results are JSON here: ``content`` that is not JSON
 is text (decoded by the response's charset), not bytes, and ``history``
-lists each redirect as ``{status, url}``. Mistral 2026's egress deny-list
-(loopback and link-local refused) is left to the deployment's network.
+lists each redirect as ``{status, url}``. Egress is governed as Mistral
+2026's deny-list does, by a configurable policy (``ctx.limits.egress``,
+see ``common/egress.py``): by default loopback, link-local and
+cloud-metadata addresses are refused, checked at every connection
+(``egress.py``), redirects and proxies included.
 
 std.mistral_http adds the ``Mistral-*`` headers that tell the receiver
 which action execution to complete (``PUT /v2/action_executions/<id>``),
@@ -41,6 +44,7 @@ from typing import Any, ClassVar, Final
 
 import httpx
 
+from convection.common import DEFAULT_EGRESS, EgressPolicy
 from convection.workflows.actions.base import (
     ActionContext,
     ActionPlugin,
@@ -51,6 +55,7 @@ from convection.workflows.actions.base import (
     Success,
     arguments,
 )
+from convection.workflows.actions.egress import EgressRefused, policed
 
 DEFAULT_TIMEOUT: Final = 60.0
 MAX_RESPONSE_BYTES: Final = 5 * 1024 * 1024
@@ -87,6 +92,8 @@ class _Request:
     url: str
     kwargs: dict[str, Any]
     client: dict[str, Any]
+    verify: bool | ssl.SSLContext
+    proxies: dict[str, str]
 
 
 def _build(args: Mapping[str, Any], extra_headers: Mapping[str, str]) -> _Request:
@@ -108,17 +115,26 @@ def _build(args: Mapping[str, Any], extra_headers: Mapping[str, str]) -> _Reques
         "timeout": DEFAULT_TIMEOUT if timeout is None else float(timeout),
         "follow_redirects": bool(args["allow_redirects"]),
         "auth": _auth(args["auth"]),
-        "verify": _verify(args["verify"]) if url.lower().startswith("https:") else True,
         "trust_env": False,
     }
-    if args["proxies"]:
-        client["mounts"] = {
-            f"{scheme}://" if "://" not in scheme else scheme: httpx.AsyncHTTPTransport(
-                proxy=str(proxy)
-            )
-            for scheme, proxy in args["proxies"].items()
-        }
-    return _Request(str(args["method"]).upper(), url, kwargs, client)
+    verify = _verify(args["verify"]) if url.lower().startswith("https:") else True
+    proxies = {
+        f"{scheme}://" if "://" not in scheme else scheme: str(proxy)
+        for scheme, proxy in (args["proxies"] or {}).items()
+    }
+    return _Request(str(args["method"]).upper(), url, kwargs, client, verify, proxies)
+
+
+def _client(request: _Request, policy: EgressPolicy) -> httpx.AsyncClient:
+    """The client for one request, every connection of it (redirects and
+    proxies included) made under the egress policy."""
+
+    def transport(proxy: str | None = None) -> httpx.AsyncHTTPTransport:
+        made = httpx.AsyncHTTPTransport(verify=request.verify, proxy=proxy, trust_env=False)
+        return policed(made, policy)
+
+    mounts = {scheme: transport(proxy) for scheme, proxy in request.proxies.items()}
+    return httpx.AsyncClient(**request.client, transport=transport(), mounts=mounts)
 
 
 def _auth(auth: Any) -> tuple[str, str] | None:
@@ -142,18 +158,24 @@ def _verify(verify: Any) -> bool | ssl.SSLContext:
     return ssl.create_default_context(cafile=str(verify))
 
 
-async def send(args: Mapping[str, Any], extra_headers: Mapping[str, str] = {}) -> Outcome:
-    """Do the request; Mistral's result dict, as a success or an error."""
+async def send(
+    args: Mapping[str, Any],
+    extra_headers: Mapping[str, str] = {},
+    policy: EgressPolicy = DEFAULT_EGRESS,
+) -> Outcome:
+    """Do the request; Mistral's result dict, as a success or an error.
+    A connection the egress policy refuses fails the action, naming the
+    address and the setting that would allow it."""
     try:
         request = _build(args, extra_headers)
         started = time.monotonic()
         async with (
-            httpx.AsyncClient(**request.client) as client,
+            _client(request, policy) as client,
             client.stream(request.method, request.url, **request.kwargs) as resp,
         ):
             raw = await _read_capped(resp)
         elapsed = time.monotonic() - started
-    except RequestError as exc:
+    except (RequestError, EgressRefused) as exc:
         return Failure(str(exc))
     except (httpx.HTTPError, OSError, ValueError, ssl.SSLError) as exc:
         return Failure(f"Failed to send HTTP request: {_why(exc)}")
@@ -220,7 +242,7 @@ class HTTP(ActionPlugin):
     input_schema: ClassVar[Mapping[str, InputParam]] = HTTP_INPUT
 
     async def run(self, ctx: ActionContext, params: Mapping[str, Any]) -> Outcome:
-        return await send(arguments(self, params))
+        return await send(arguments(self, params), policy=ctx.limits.egress)
 
 
 def callback_headers(ctx: ActionContext) -> dict[str, str]:
@@ -245,7 +267,7 @@ class MistralHTTP(ActionPlugin):
     is_async: ClassVar[bool] = True
 
     async def run(self, ctx: ActionContext, params: Mapping[str, Any]) -> Outcome:
-        outcome = await send(arguments(self, params), callback_headers(ctx))
+        outcome = await send(arguments(self, params), callback_headers(ctx), ctx.limits.egress)
         if isinstance(outcome, Success):
             return Pending({"status": outcome.data["status"]})
         return outcome
