@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-deps lint typecheck pytest bench clean dashboard fuzz
+.PHONY: demo test test-deps lint typecheck pytest bench clean dashboard fuzz chaos
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -49,6 +49,11 @@ bench: $(STAMP)
 # The atheris harnesses (tests/fuzz), each for FUZZ_SECONDS (default 60).
 fuzz: $(STAMP)
 	$(BIN)/python tests/fuzz/run.py --seconds $${FUZZ_SECONDS:-60}
+
+# The chaos trials (tests/chaos): CHAOS_TRIALS (default 1000) seeded trials
+# from CHAOS_SEED (default 0), each a killed or paused engine; about 7 s each.
+chaos: $(STAMP)
+	$(BIN)/python tests/chaos/run.py --quiet --trials $${CHAOS_TRIALS:-1000} --seed $${CHAOS_SEED:-0}
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache frontend/node_modules src/convection/dashboard/static/dist

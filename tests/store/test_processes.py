@@ -13,11 +13,14 @@ import pytest
 from convection.store import (
     BEAT_SECONDS,
     ExecutionRecord,
+    FenceTraversal,
+    LostLease,
     NodeRecord,
     ProcessRecord,
     Store,
     TraversalRecord,
     UpdateNode,
+    UpdateStack,
     UpdateTraversal,
 )
 
@@ -192,3 +195,25 @@ def test_queue_depths_read_procrastinates_table_on_postgresql(procrastinate_jobs
         }
     finally:
         store.close()
+
+
+def test_a_traversal_fence_refuses_a_batch_once_the_lease_moved(store: Store) -> None:
+    """An engine held up past its lease writes nothing once another engine
+    took the traversal up: not its progress, not its facts."""
+    now = datetime.now(UTC)
+    stack = make_stack(store, "fenced")
+    start(store, stack, "tf", [node("tf", "a")])
+    assert store.take_traversal("tf", "old", now + timedelta(minutes=5), now)
+    store.apply([FenceTraversal("tf", "old"), UpdateNode("tf", "a", {"pending": 0})])
+    later = now + timedelta(minutes=10)  # the old engine's lease lapsed
+    assert store.take_traversal("tf", "new", later + timedelta(minutes=5), later)
+    with pytest.raises(LostLease):
+        store.apply(
+            [FenceTraversal("tf", "old"), UpdateStack(stack.id, {"status_reason": "stale"})]
+        )
+    with pytest.raises(LostLease):
+        store.apply([FenceTraversal("tf", "old"), UpdateNode("tf", "a", {"state": "done"})],
+                    traversal_id="tf")  # fmt: skip
+    assert store.get_stack(stack.project, stack.id).status_reason != "stale"  # type: ignore[union-attr]
+    assert {n.key: n.state for n in store.list_nodes("tf")}["a"] != "done"
+    store.apply([FenceTraversal("tf", "new"), UpdateNode("tf", "a", {"state": "done"})])

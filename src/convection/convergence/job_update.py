@@ -261,12 +261,16 @@ async def create_on(
     replaces: int | None,
 ) -> Outcome:
     progress: dict[str, JSON] = {"op": "create", "row": row.id, "replaces": replaces}
+    # The properties go with CREATE_IN_PROGRESS, as Heat stores them before
+    # the create: a create cut short (a failure elsewhere stopping the run, a
+    # crash, then a rollback or a delete) is deleted with what it was made of.
+    made_of = {"properties": dict(values)} if not row.properties else {}
     if replaces is None:
-        row = lc.begin(run, node, row, Action.CREATE, progress)
+        row = lc.begin(run, node, row, Action.CREATE, progress, **made_of)
     else:
         # The new row must be found by a re-run, or a crash here would make
         # the plugin create a second thing under another row's name.
-        row = await lc.begin_durably(run, node, row, Action.CREATE, progress)
+        row = await lc.begin_durably(run, node, row, Action.CREATE, progress, **made_of)
     ctx = lc.context(run, node, row, Action.CREATE)
     try:
         token = await lc.start(plugin, "create", ctx, values)

@@ -56,16 +56,18 @@ def begin(
     row: ResourceRecord,
     action: str,
     progress: dict[str, JSON],
+    **fields: Any,
 ) -> ResourceRecord:
-    """Record ``<ACTION>_IN_PROGRESS`` and the node's progress, in one
-    entry, ahead of the plugin call. It is posted, not awaited: it commits
-    with the plugin's first durable write (``set_physical_id`` waits for the
-    batch) or with the outcome, whichever comes first, which saves a
-    transaction per wave. Either way a re-run finds the row, and the
-    progress if it was written, and continues the same action on the same
-    row instead of mistaking it for one an older operation abandoned.
+    """Record ``<ACTION>_IN_PROGRESS`` (with ``fields`` of the row) and the
+    node's progress, in one entry, ahead of the plugin call. It is posted,
+    not awaited: it commits with the plugin's first durable write
+    (``set_physical_id`` waits for the batch) or with the outcome, whichever
+    comes first, which saves a transaction per wave. Either way a re-run
+    finds the row, and the progress if it was written, and continues the
+    same action on the same row instead of mistaking it for one an older
+    operation abandoned.
     :func:`begin_durably` is for callers that need it written first."""
-    run.journal.post(run.id, *_begin_changes(run, node, row, action, progress))
+    run.journal.post(run.id, *_begin_changes(run, node, row, action, progress, fields))
     return row
 
 
@@ -75,9 +77,10 @@ async def begin_durably(
     row: ResourceRecord,
     action: str,
     progress: dict[str, JSON],
+    **fields: Any,
 ) -> ResourceRecord:
     """:func:`begin`, returning once the entry is durable."""
-    await run.journal.submit(run.id, *_begin_changes(run, node, row, action, progress))
+    await run.journal.submit(run.id, *_begin_changes(run, node, row, action, progress, fields))
     return row
 
 
@@ -87,6 +90,7 @@ def _begin_changes(
     row: ResourceRecord,
     action: str,
     progress: dict[str, JSON],
+    fields: Mapping[str, Any],
 ) -> tuple[list[Change], list[Change]]:
     """(facts, progress) of :func:`begin`."""
     marks: list[Change] = []
@@ -97,7 +101,7 @@ def _begin_changes(
         return [], marks
     # The view is not told: no job reads a row's IN_PROGRESS state from it
     # (a re-run after a crash reads the store), and this runs per action.
-    return state(row, action, Status.IN_PROGRESS), marks
+    return state(row, action, Status.IN_PROGRESS, **fields), marks
 
 
 def _needs_marker(node: NodeRecord, progress: Mapping[str, Any]) -> bool:

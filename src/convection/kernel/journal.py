@@ -13,19 +13,23 @@ resolves, and a job whose entry never committed is simply run again.
 
 A job a worker runs for an engine elsewhere is *fenced* (:data:`FENCE`):
 every entry it submits carries a ``FenceNode``, so the store refuses all of
-it once the node's lease was lost and the node re-run.
+it once the node's lease was lost and the node re-run. The engine fences its
+own batches the same way at the traversal's level (:attr:`Journal.fence`):
+an engine held up past its lease (paused, partitioned) whose traversal was
+taken up elsewhere has every write refused, facts included, from its first
+write after it resumes, not only once it next renews its leases.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextvars
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from convection.kernel.ports import KernelStore
-from convection.store import Change, FenceNode, StaleTraversal
+from convection.store import Change, FenceNode, FenceTraversal, StaleTraversal
 
 #: The store a journal writes to; its owner reads it back as its own type.
 S = TypeVar("S", bound=KernelStore)
@@ -45,7 +49,7 @@ class _Entry:
 
 
 class Journal(Generic[S]):
-    __slots__ = ("_batches", "_scheduled", "_store", "commits")
+    __slots__ = ("_batches", "_scheduled", "_store", "commits", "fence")
 
     def __init__(self, store: S) -> None:
         self._store = store
@@ -53,6 +57,9 @@ class Journal(Generic[S]):
         self._scheduled = False
         #: Transactions written so far (for tests and benchmarks).
         self.commits = 0
+        #: The fence of a batch for a traversal, set by the engine that
+        #: holds traversal leases: None where this process holds none.
+        self.fence: Callable[[str], FenceTraversal | None] = _unfenced
 
     @property
     def store(self) -> S:
@@ -125,7 +132,10 @@ class Journal(Generic[S]):
         a group's members are hundreds of traversals, each with an entry
         or two per turn. False, and nothing written, if any change failed."""
         items = list(batches.items())
-        changes = [(t, [c for e in es for c in (*e.facts, *e.progress)]) for t, es in items]
+        changes = [
+            (t, self._fenced(t, [c for e in es for c in (*e.facts, *e.progress)]))
+            for t, es in items
+        ]
         try:
             self.commits += 1
             stale = self._store.apply_many(changes)
@@ -134,18 +144,18 @@ class Journal(Generic[S]):
         for (traversal_id, entries), left_out in zip(items, stale, strict=True):
             if left_out:
                 assert traversal_id is not None
-                self._commit_facts(entries, StaleTraversal(traversal_id))
+                self._commit_facts(traversal_id, entries, StaleTraversal(traversal_id))
                 continue
             _succeed(entries)
         return True
 
     def _commit(self, traversal_id: str | None, entries: list[_Entry]) -> None:
-        changes = [c for e in entries for c in (*e.facts, *e.progress)]
+        changes = self._fenced(traversal_id, [c for e in entries for c in (*e.facts, *e.progress)])
         try:
             self.commits += 1
             self._store.apply(changes, traversal_id=traversal_id)
         except StaleTraversal as stale:
-            self._commit_facts(entries, stale)
+            self._commit_facts(traversal_id, entries, stale)
             return
         except Exception as exc:
             if len(entries) > 1:
@@ -157,12 +167,14 @@ class Journal(Generic[S]):
             return
         _succeed(entries)
 
-    def _commit_facts(self, entries: list[_Entry], stale: StaleTraversal) -> None:
+    def _commit_facts(
+        self, traversal_id: str | None, entries: list[_Entry], stale: StaleTraversal
+    ) -> None:
         facts = [c for e in entries for c in e.facts]
         try:
             if facts:
                 self.commits += 1
-                self._store.apply(facts)
+                self._store.apply(self._fenced(traversal_id, facts))
         except Exception as exc:
             for e in entries:
                 _fail(e.done, exc)
@@ -171,6 +183,14 @@ class Journal(Generic[S]):
         for e in entries:
             if e.progress:
                 _fail(e.done, stale)
+
+    def _fenced(self, traversal_id: str | None, changes: list[Change]) -> list[Change]:
+        fence = self.fence(traversal_id) if traversal_id is not None else None
+        return changes if fence is None else [fence, *changes]
+
+
+def _unfenced(traversal_id: str) -> FenceTraversal | None:
+    return None
 
 
 def _succeed(entries: list[_Entry]) -> None:

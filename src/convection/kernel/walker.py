@@ -41,6 +41,7 @@ from convection.runtime import AsyncioExecutor
 from convection.store import (
     AddNodes,
     Change,
+    FenceTraversal,
     NodeRecord,
     ReleaseSuccessors,
     StaleTraversal,
@@ -109,6 +110,15 @@ class Kernel(Generic[R, S]):
         #: Traversals taken up, and traversal leases lost to another engine
         #: (this process's heartbeat reports them: ``/metrics``).
         self.stats: dict[str, float] = {"takeups": 0.0, "lease_losses": 0.0}
+        journal.fence = self._fence
+
+    def _fence(self, traversal_id: str) -> FenceTraversal | None:
+        """Every batch for a traversal this engine runs is written only
+        while its lease is still this engine's (a worker's jobs are fenced
+        per node instead)."""
+        if self.handoff is not None or traversal_id not in self.runs:
+            return None
+        return FenceTraversal(traversal_id, self.config.owner)
 
     # -- the loop ------------------------------------------------------------
 

@@ -61,6 +61,15 @@ def normalize_url(url: str) -> URL:
     raise ValueError(f"unsupported store URL {parsed.render_as_string(hide_password=True)}")
 
 
+#: A PostgreSQL session idle inside a transaction this long is ended by the
+#: server. Every transaction here is a few statements with no wait inside,
+#: so only a paused or hung process (SIGSTOP, a partition mid-transaction)
+#: gets there; ending it releases the row locks it holds, which would
+#: otherwise stall the engine that took its work over (its node claims skip
+#: locked rows) for as long as the pause lasts. Shorter than any lease.
+IDLE_IN_TRANSACTION_MS = 10_000
+
+
 def _sqlite_hooks(engine: Engine) -> None:
     @sa.event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -93,7 +102,15 @@ def create_engine(url: URL) -> Engine:
         )
         _sqlite_hooks(engine)
         return engine
-    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10, **options)
+    idle = f"-c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}"
+    return sa.create_engine(
+        url,
+        pool_pre_ping=True,
+        pool_size=5,
+        max_overflow=10,
+        connect_args={"options": idle},
+        **options,
+    )
 
 
 def _transient(exc: sa.exc.DBAPIError) -> bool:

@@ -23,11 +23,14 @@ from convection.store.api import (
     AddTimer,
     Change,
     FenceNode,
+    FenceTraversal,
+    LostLease,
     NodeRecord,
     Notice,
     StaleNode,
 )
 from convection.store.schema import traversal_nodes as n
+from convection.store.schema import traversals as t
 
 WORK_NOTICE = Notice(WORK_CHANNEL)
 
@@ -43,6 +46,12 @@ _FENCE = (
         n.c.attempt == _P("attempt"),
         n.c.lease_owner == _P("owner"),
     )
+    .with_for_update()
+)
+
+_FENCE_TRAVERSAL = (
+    sa.select(t.c.id)
+    .where(t.c.id == _P("traversal_id"), t.c.lease_owner == _P("owner"))
     .with_for_update()
 )
 
@@ -68,30 +77,40 @@ _RENEW = (
 )
 
 
+Fence = FenceNode | FenceTraversal
+
+
 def split(
     changes: Sequence[Change], now: datetime
-) -> tuple[list[FenceNode], list[Notice], Sequence[Change]]:
+) -> tuple[list[Fence], list[Notice], Sequence[Change]]:
     """(fences, notices, the changes to apply): fences and notices are not
     rows, so the batch planner never sees them. A timer due now (a signal's
     wake, a resumed task; not a poll's next look) adds a notice for the engines."""
-    fences: list[FenceNode] = []
+    fences: list[Fence] = []
     notices: list[Notice] = []
     plain = True
     for c in changes:
-        if isinstance(c, FenceNode | Notice):
+        if isinstance(c, FenceNode | FenceTraversal | Notice):
             plain = False
         elif isinstance(c, AddTimer) and c.due_at <= now and not notices:
             notices.append(WORK_NOTICE)
     if plain:
         return fences, notices, changes
-    fences = [c for c in changes if isinstance(c, FenceNode)]
+    fences = [c for c in changes if isinstance(c, FenceNode | FenceTraversal)]
     notices += [c for c in changes if isinstance(c, Notice)]
-    rest = [c for c in changes if not isinstance(c, FenceNode | Notice)]
+    rest = [c for c in changes if not isinstance(c, FenceNode | FenceTraversal | Notice)]
     return fences, notices, rest
 
 
-def check_fences(conn: Connection, fences: Sequence[FenceNode]) -> None:
-    for f in fences:
+def check_fences(conn: Connection, fences: Sequence[Fence]) -> None:
+    for f in dict.fromkeys(fences):
+        if isinstance(f, FenceTraversal):
+            found = conn.execute(
+                _FENCE_TRAVERSAL, {"traversal_id": f.traversal_id, "owner": f.owner}
+            )
+            if found.first() is None:
+                raise LostLease(f.traversal_id, f.owner)
+            continue
         params = {"traversal_id": f.traversal_id, "key": f.key, "attempt": f.attempt}
         if conn.execute(_FENCE, {**params, "owner": f.owner}).first() is None:
             raise StaleNode(f.traversal_id, f.key, f.attempt)

@@ -258,6 +258,19 @@ class FenceNode:
     owner: str
 
 
+@dataclass(frozen=True, slots=True)
+class FenceTraversal:
+    """Write the rest of this batch only if ``owner`` still holds the
+    traversal's lease; else the whole batch is refused with
+    :class:`LostLease`. An engine puts one in every batch it writes for a
+    traversal it runs, so an engine that was held up past its lease (paused,
+    partitioned) and found its traversal taken up elsewhere cannot write
+    over the new engine's work, its facts included, before it notices."""
+
+    traversal_id: str
+    owner: str
+
+
 #: Notice channels: new work for engines (a traversal started, a timer due
 #: now), and a job's end (payload ``traversal_id key``) for its engine.
 WORK_CHANNEL = "convection_work"
@@ -349,6 +362,7 @@ Change = (
     | AddActionExecution
     | UpdateActionExecution
     | FenceNode
+    | FenceTraversal
     | Notice
 )
 
@@ -396,6 +410,17 @@ class StartedStack:
 
 class StaleTraversal(Exception):
     """The traversal was superseded or cancelled while a batch was pending."""
+
+
+class LostLease(StaleTraversal):
+    """A :class:`FenceTraversal` failed: another engine took the traversal
+    up. A stale traversal to its writer (it stops), but nothing of the
+    batch is written, not even its facts."""
+
+    def __init__(self, traversal_id: str, owner: str) -> None:
+        super().__init__(f"traversal {traversal_id}: its lease is no longer {owner}'s")
+        self.traversal_id = traversal_id
+        self.owner = owner
 
 
 class StaleNode(Exception):

@@ -53,7 +53,9 @@ from convection.store.api import (
     DeleteTimers,
     EventRecord,
     FenceNode,
+    FenceTraversal,
     JSONDict,
+    LostLease,
     NewStack,
     NodeRecord,
     Notice,
@@ -659,6 +661,10 @@ class MemoryStore:
                     or node.lease_owner != owner
                 ):
                     raise StaleNode(tid, key, attempt)
+            case FenceTraversal(traversal_id=tid, owner=owner):
+                traversal = t.traversals.get(tid)
+                if traversal is None or traversal.lease_owner != owner:
+                    raise LostLease(tid, owner)
             case Notice():
                 pass  # one process: nobody else to wake
             case UpdateNode(traversal_id=tid, key=key, fields=fields):
