@@ -26,11 +26,20 @@ from typing import Any, Protocol
 
 import yaml
 
-from convection.common import ConvectionError, Diagnostic, Diagnostics, InvalidInput
+from convection.common import ConvectionError, Diagnostic, Diagnostics, InvalidInput, Limits
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Where seeds come from: every YAML file of the fixtures and examples.
 SEED_DIRS = (ROOT / "tests" / "fixtures", ROOT / "examples", ROOT / "tests" / "workflows" / "lang")
+
+#: The expression harnesses' budgets: small, as the fuzzer runs thousands
+#: of inputs a second.
+LIMITS = Limits(
+    yaql_limit_iterators=2000,
+    yaql_memory_quota=200_000,
+    yaql_timeout=0.5,
+    max_value_size=256 * 1024,
+)
 
 
 class Unclean(AssertionError):

@@ -14,6 +14,7 @@ import time
 
 from _fuzzlib import (
     CONTEXTS,
+    LIMITS,
     check_error,
     check_result,
     check_within,
@@ -21,15 +22,9 @@ from _fuzzlib import (
     main,
 )
 
-from convection.common import ConvectionError, Limits
+from convection.common import ConvectionError
 from convection.workflows import evaluate
 
-LIMITS = Limits(
-    yaql_limit_iterators=2000,
-    yaql_memory_quota=200_000,
-    yaql_timeout=0.5,
-    max_value_size=256 * 1024,
-)
 EXTRA = (
     "{{ range(10) | list }}",
     "{% for i in range(3) %}{{ i }}{% endfor %}",

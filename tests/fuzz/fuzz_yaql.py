@@ -15,6 +15,7 @@ from typing import Any
 
 from _fuzzlib import (
     CONTEXTS,
+    LIMITS,
     check_error,
     check_result,
     check_within,
@@ -22,18 +23,11 @@ from _fuzzlib import (
     main,
 )
 
-from convection.common import ConvectionError, Diagnostics, Limits
+from convection.common import ConvectionError, Diagnostics
 from convection.hot.functions.base import expand, parse, resolve
 from convection.hot.versions import get_version
 from convection.workflows import evaluate
 
-#: Small budgets: the fuzzer runs thousands of inputs a second.
-LIMITS = Limits(
-    yaql_limit_iterators=2000,
-    yaql_memory_quota=200_000,
-    yaql_timeout=0.5,
-    max_value_size=256 * 1024,
-)
 VERSION = "2021-04-16"
 
 
