@@ -16,6 +16,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -128,19 +129,26 @@ class AuthServer:
         )
 
 
-@pytest.fixture(scope="session")
-def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthServer]:
-    """One token-authenticated server for the session (tests keep to
-    projects of their own)."""
-    base = tmp_path_factory.mktemp("api-auth")
+@contextmanager
+def token_server(base: Path, env: Mapping[str, str] | None = None) -> Iterator[AuthServer]:
+    """A token-authenticated server on a SQLite store of its own under
+    ``base``, with the store open to mint its tokens; stopped after."""
     db = f"sqlite:///{base / 'stacks.db'}"
-    live = start_server(db, base / "server.log", auth=True)
+    live = start_server(db, base / "server.log", auth=True, env=env)
     store = SQLStore(db)
     try:
         yield AuthServer(live, Tokens(store))
     finally:
         live.stop()
         store.close()
+
+
+@pytest.fixture(scope="session")
+def auth_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthServer]:
+    """One token-authenticated server for the session (tests keep to
+    projects of their own)."""
+    with token_server(tmp_path_factory.mktemp("api-auth")) as server:
+        yield server
 
 
 @pytest.fixture

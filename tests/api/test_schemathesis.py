@@ -48,10 +48,9 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from convection.store.sql import SQLStore
-from convection.tokens._tokens import Role, Tokens
+from convection.tokens._tokens import Role
 
-from .conftest import AuthServer, settled, start_server, wait_for
+from .conftest import AuthServer, settled, token_server, wait_for
 
 #: Examples per operation: generated path parameters (positive, negative),
 #: then aimed at the fixture's rows (positive, negative).
@@ -122,15 +121,8 @@ class Rows:
 def fuzzed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthServer]:
     """A token-authenticated server of this module's own: fuzzing leaves
     rows behind that no other test should meet."""
-    base = tmp_path_factory.mktemp("api-fuzz")
-    db = f"sqlite:///{base / 'stacks.db'}"
-    live = start_server(db, base / "server.log", auth=True)
-    store = SQLStore(db)
-    try:
-        yield AuthServer(live, Tokens(store))
-    finally:
-        live.stop()
-        store.close()
+    with token_server(tmp_path_factory.mktemp("api-fuzz")) as server:
+        yield server
 
 
 def _ok(response: httpx.Response) -> Any:

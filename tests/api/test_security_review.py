@@ -25,7 +25,7 @@ from convection.api.ratelimit import Buckets
 from convection.store.sql import SQLStore
 from convection.tokens import Tokens, _tokens
 
-from .conftest import AuthServer, LiveServer, start_server
+from .conftest import AuthServer, LiveServer, start_server, token_server
 from .conftest import heat_fault as fault
 from .test_security import WAITER, create, handle_created
 
@@ -173,17 +173,10 @@ def test_a_signal_token_signals_its_one_resource_and_nothing_else(
 def strict(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AuthServer]:
     """A server a user configured strictly: 1 request a second per token
     (a burst of 3), and loopback egress refused (the default)."""
-    base = tmp_path_factory.mktemp("strict")
-    db = f"sqlite:///{base / 'stacks.db'}"
     env = {"CONVECTION_API_RATE_LIMIT": "1", "CONVECTION_API_RATE_BURST": "3",
            "CONVECTION_EGRESS_ALLOW_LOOPBACK": "0"}  # fmt: skip
-    live = start_server(db, base / "server.log", auth=True, env=env)
-    store = SQLStore(db)
-    try:
-        yield AuthServer(live, Tokens(store))
-    finally:
-        live.stop()
-        store.close()
+    with token_server(tmp_path_factory.mktemp("strict"), env) as server:
+        yield server
 
 
 def test_requests_over_a_tokens_rate_get_429(strict: AuthServer) -> None:

@@ -27,10 +27,9 @@ from typing import Any
 import httpx
 import pytest
 
-from convection.store.sql import SQLStore
 from convection.tokens import Role, Tokens
 
-from ..api.conftest import LiveServer, start_server
+from ..api.conftest import LiveServer, token_server
 
 CHROMIUM = "/usr/bin/chromium"
 #: Chromium's flags for a closed network: no background connections.
@@ -120,14 +119,8 @@ def csrf_of(html: str) -> str:
 @pytest.fixture(scope="session")
 def dashboard(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Dashboard]:
     base = tmp_path_factory.mktemp("dashboard")
-    db = f"sqlite:///{base / 'stacks.db'}"
-    live = start_server(db, base / "server.log", auth=True)
-    store = SQLStore(db)
-    try:
-        yield Dashboard(live, Tokens(store), base)
-    finally:
-        live.stop()
-        store.close()
+    with token_server(base) as server:
+        yield Dashboard(server.live, server.tokens, base)
 
 
 @pytest.fixture

@@ -71,7 +71,7 @@ def stack_stream(
                 caller.stacks, caller.project, stack["id"], state["cursor"], state["status"]
             )
         except NotFound as exc:
-            if "Event" not in str(exc):
+            if exc.kind != "Event":
                 raise
             # The event resumed from is gone (the stack was purged or
             # re-created): start again from now, and let the page reload.
